@@ -1,0 +1,296 @@
+// cuda_runtime.h — the CPU emulator's stand-in for the CUDA runtime header.
+//
+// tools/emucc force-includes this file into every .cu translation unit, so a .cu file sees the runtime API, dim3
+// and the built-in variables without any #include, as under nvcc; `#include <cuda_runtime.h>` resolves here too.
+// Host .cpp files that include it use the same runtime API. Everything outside the supported subset either does
+// not exist here (the compiler names it) or fails with a static_assert that names it and points to docs/emulator.md.
+#pragma once
+#define CUDAEMU 1
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cmath>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+// ---------------------------------------------------------------------------------------------------------------
+// Qualifiers
+// ---------------------------------------------------------------------------------------------------------------
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline __attribute__((always_inline))
+#define __restrict__ __restrict
+#define __launch_bounds__(...)
+// A block runs on one worker thread at a time, so one thread_local copy per worker is one copy per running block.
+// The emulator finds these variables by address (the program's TLS block) to track races and uninitialised reads.
+#define __shared__ static thread_local
+#define __constant__ _Pragma("GCC error \"__constant__ memory is not supported by the CPU emulator (docs/emulator.md)\"")
+#define __managed__ _Pragma("GCC error \"__managed__ memory is not supported by the CPU emulator (docs/emulator.md)\"")
+
+// ---------------------------------------------------------------------------------------------------------------
+// Vector types and dim3
+// ---------------------------------------------------------------------------------------------------------------
+struct uint3 {
+  unsigned int x, y, z;
+};
+struct dim3 {
+  unsigned int x, y, z;
+  constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
+  constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+  constexpr operator uint3() const { return uint3{x, y, z}; }
+};
+struct alignas(8) float2 {
+  float x, y;
+};
+struct alignas(16) float4 {
+  float x, y, z, w;
+};
+struct alignas(8) int2 {
+  int x, y;
+};
+struct alignas(16) int4 {
+  int x, y, z, w;
+};
+inline float2 make_float2(float x, float y) { return float2{x, y}; }
+inline float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
+inline int2 make_int2(int x, int y) { return int2{x, y}; }
+inline int4 make_int4(int x, int y, int z, int w) { return int4{x, y, z, w}; }
+inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) { return uint3{x, y, z}; }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Runtime API types (values as in the CUDA runtime, so error names and numbers agree with a GPU)
+// ---------------------------------------------------------------------------------------------------------------
+enum cudaError_t {
+  cudaSuccess = 0,
+  cudaErrorInvalidValue = 1,
+  cudaErrorMemoryAllocation = 2,
+  cudaErrorInitializationError = 3,
+  cudaErrorInvalidConfiguration = 9,
+  cudaErrorInvalidPitchValue = 12,
+  cudaErrorInvalidDevicePointer = 17,
+  cudaErrorInvalidMemcpyDirection = 21,
+  cudaErrorInvalidDeviceFunction = 98,
+  cudaErrorNoDevice = 100,
+  cudaErrorInvalidDevice = 101,
+  cudaErrorInvalidResourceHandle = 400,
+  cudaErrorNotReady = 600,
+  cudaErrorIllegalAddress = 700,
+  cudaErrorLaunchOutOfResources = 701,
+  cudaErrorLaunchTimeout = 702,
+  cudaErrorIllegalInstruction = 715,
+  cudaErrorMisalignedAddress = 716,
+  cudaErrorLaunchFailure = 719,
+  cudaErrorUnknown = 999,
+};
+typedef cudaError_t cudaError;
+
+enum cudaMemcpyKind {
+  cudaMemcpyHostToHost = 0,
+  cudaMemcpyHostToDevice = 1,
+  cudaMemcpyDeviceToHost = 2,
+  cudaMemcpyDeviceToDevice = 3,
+  cudaMemcpyDefault = 4,
+};
+
+typedef struct CUstream_st* cudaStream_t;
+typedef struct CUevent_st* cudaEvent_t;
+
+struct cudaDeviceProp {
+  char name[256];
+  size_t totalGlobalMem;
+  size_t sharedMemPerBlock;
+  int regsPerBlock;
+  int warpSize;
+  int maxThreadsPerBlock;
+  int maxThreadsDim[3];
+  int maxGridSize[3];
+  int clockRate;
+  size_t totalConstMem;
+  int major;
+  int minor;
+  int multiProcessorCount;
+  int maxThreadsPerMultiProcessor;
+  size_t sharedMemPerMultiprocessor;
+  int regsPerMultiprocessor;
+  int memoryClockRate;
+  int memoryBusWidth;
+  int l2CacheSize;
+};
+
+extern "C" {
+cudaError_t cudaMallocEmulated(void** ptr, size_t bytes, const char* name, const char* file, int line);
+cudaError_t cudaFree(void* ptr);
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind);
+cudaError_t cudaMemset(void* ptr, int value, size_t bytes);
+cudaError_t cudaDeviceSynchronize(void);
+cudaError_t cudaDeviceReset(void);
+cudaError_t cudaGetLastError(void);
+cudaError_t cudaPeekAtLastError(void);
+const char* cudaGetErrorString(cudaError_t error);
+const char* cudaGetErrorName(cudaError_t error);
+cudaError_t cudaGetDeviceCount(int* count);
+cudaError_t cudaGetDevice(int* device);
+cudaError_t cudaSetDevice(int device);
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device);
+cudaError_t cudaEventCreate(cudaEvent_t* event);
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = 0);
+cudaError_t cudaEventSynchronize(cudaEvent_t event);
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end);
+cudaError_t cudaEventDestroy(cudaEvent_t event);
+
+// Device-side functions, defined out of line so that the emulator can count and check them.
+void __syncthreads(void);
+void __threadfence(void);
+void __threadfence_block(void);
+}
+int atomicAdd(int* address, int value);
+unsigned int atomicAdd(unsigned int* address, unsigned int value);
+float atomicAdd(float* address, float value);
+
+// cudaMalloc records the variable's name and the call site so that an out-of-bounds report can say
+// "allocation 'd_A' (made at host.cu:40)". It is a macro so that the name can be captured.
+template <class T>
+inline cudaError_t cudaemu_malloc(T** ptr, size_t bytes, const char* name, const char* file, int line) {
+  return cudaMallocEmulated(reinterpret_cast<void**>(ptr), bytes, name, file, line);
+}
+#define cudaMalloc(ptr, bytes) cudaemu_malloc((ptr), (bytes), #ptr, __FILE__, __LINE__)
+
+// ---------------------------------------------------------------------------------------------------------------
+// Built-in variables. The functions are const: within one thread's run of a kernel their values never change.
+// ---------------------------------------------------------------------------------------------------------------
+namespace cudaemu {
+__attribute__((const)) uint3 thread_idx();
+__attribute__((const)) uint3 block_idx();
+__attribute__((const)) dim3 block_dim();
+__attribute__((const)) dim3 grid_dim();
+}  // namespace cudaemu
+#define threadIdx (::cudaemu::thread_idx())
+#define blockIdx (::cudaemu::block_idx())
+#define blockDim (::cudaemu::block_dim())
+#define gridDim (::cudaemu::grid_dim())
+constexpr int warpSize = 32;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Math: the device functions CUDA adds on top of <math.h>
+// ---------------------------------------------------------------------------------------------------------------
+inline int min(int a, int b) { return a < b ? a : b; }
+inline int max(int a, int b) { return a > b ? a : b; }
+inline unsigned int min(unsigned int a, unsigned int b) { return a < b ? a : b; }
+inline unsigned int max(unsigned int a, unsigned int b) { return a > b ? a : b; }
+inline long long min(long long a, long long b) { return a < b ? a : b; }
+inline long long max(long long a, long long b) { return a > b ? a : b; }
+inline float min(float a, float b) { return fminf(a, b); }
+inline float max(float a, float b) { return fmaxf(a, b); }
+inline double min(double a, double b) { return fmin(a, b); }
+inline double max(double a, double b) { return fmax(a, b); }
+inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+inline float __fdividef(float a, float b) { return a / b; }
+inline float __expf(float x) { return expf(x); }
+inline float __logf(float x) { return logf(x); }
+inline float __sinf(float x) { return sinf(x); }
+inline float __cosf(float x) { return cosf(x); }
+inline float __powf(float a, float b) { return powf(a, b); }
+inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
+inline int __float2int_rn(float x) { return static_cast<int>(nearbyintf(x)); }
+inline float __int_as_float(int x) { return __builtin_bit_cast(float, x); }
+inline int __float_as_int(float x) { return __builtin_bit_cast(int, x); }
+template <class T>
+inline T __ldg(const T* p) { return *p; }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Outside the subset: named at compile time, never silently wrong
+// ---------------------------------------------------------------------------------------------------------------
+#define CUDAEMU_UNSUPPORTED(name, why)                                                                   \
+  template <class... Args>                                                                             \
+  inline int name(Args...) {                                                                           \
+    static_assert(sizeof...(Args) > 1000000, #name " is not supported by the CPU emulator: " why); \
+    return 0;                                                                                          \
+  }
+CUDAEMU_UNSUPPORTED(__shfl_sync, "no warp-synchronous code (docs/emulator.md)")
+CUDAEMU_UNSUPPORTED(__shfl_up_sync, "no warp-synchronous code (docs/emulator.md)")
+CUDAEMU_UNSUPPORTED(__shfl_down_sync, "no warp-synchronous code (docs/emulator.md)")
+CUDAEMU_UNSUPPORTED(__shfl_xor_sync, "no warp-synchronous code (docs/emulator.md)")
+CUDAEMU_UNSUPPORTED(__ballot_sync, "no warp-synchronous code (docs/emulator.md)")
+CUDAEMU_UNSUPPORTED(__any_sync, "no warp-synchronous code (docs/emulator.md)")
+CUDAEMU_UNSUPPORTED(__all_sync, "no warp-synchronous code (docs/emulator.md)")
+CUDAEMU_UNSUPPORTED(__syncwarp, "no warp-synchronous code (docs/emulator.md)")
+CUDAEMU_UNSUPPORTED(__activemask, "no warp-synchronous code (docs/emulator.md)")
+CUDAEMU_UNSUPPORTED(__syncthreads_count, "only plain __syncthreads() (docs/emulator.md)")
+CUDAEMU_UNSUPPORTED(__syncthreads_and, "only plain __syncthreads() (docs/emulator.md)")
+CUDAEMU_UNSUPPORTED(__syncthreads_or, "only plain __syncthreads() (docs/emulator.md)")
+CUDAEMU_UNSUPPORTED(cudaMallocManaged, "no managed memory (docs/emulator.md)")
+CUDAEMU_UNSUPPORTED(cudaMallocHost, "no pinned host memory (docs/emulator.md)")
+CUDAEMU_UNSUPPORTED(cudaMemcpyAsync, "no streams (docs/emulator.md)")
+CUDAEMU_UNSUPPORTED(cudaStreamCreate, "no streams (docs/emulator.md)")
+CUDAEMU_UNSUPPORTED(cudaMemcpyToSymbol, "no __constant__ or __device__ symbols (docs/emulator.md)")
+CUDAEMU_UNSUPPORTED(cudaLaunchKernel, "launch kernels with <<<grid, block>>> (docs/emulator.md)")
+#undef CUDAEMU_UNSUPPORTED
+
+// ---------------------------------------------------------------------------------------------------------------
+// Kernel launch. tools/emucc rewrites `kernel<<<grid, block, shmem, stream>>>(args)` into
+// `::cudaemu::kernel(kernel, "kernel", __FILE__, __LINE__)(grid, block, shmem, stream)(args)`.
+// ---------------------------------------------------------------------------------------------------------------
+namespace cudaemu {
+struct LaunchSite {
+  const char* kernel;
+  const char* file;
+  int line;
+};
+using ThreadEntry = void (*)(void* closure);
+// Runs every block of the grid to completion (or to the first fatal error) before returning.
+void launch(const LaunchSite& site, dim3 grid, dim3 block, size_t dynamic_shared_bytes, cudaStream_t stream,
+            ThreadEntry entry, void* closure);
+
+template <class... Params>
+class KernelLaunch {
+ public:
+  KernelLaunch(void (*kernel)(Params...), LaunchSite site, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream)
+      : kernel_(kernel), site_(site), grid_(grid), block_(block), shmem_(shmem), stream_(stream) {}
+
+  template <class... Args>
+  void operator()(Args&&... args) const {
+    static_assert(sizeof...(Args) == sizeof...(Params), "kernel launched with the wrong number of arguments");
+    // Arguments are converted to the parameter types once, as nvcc does; every thread gets its own copy.
+    std::tuple<std::decay_t<Params>...> params(std::forward<Args>(args)...);
+    struct Closure {
+      void (*kernel)(Params...);
+      std::tuple<std::decay_t<Params>...>* params;
+    } closure{kernel_, &params};
+    launch(site_, grid_, block_, shmem_, stream_,
+           [](void* p) {
+             auto* c = static_cast<Closure*>(p);
+             std::apply(c->kernel, *c->params);
+           },
+           &closure);
+  }
+
+ private:
+  void (*kernel_)(Params...);
+  LaunchSite site_;
+  dim3 grid_, block_;
+  size_t shmem_;
+  cudaStream_t stream_;
+};
+
+template <class... Params>
+struct KernelRef {
+  void (*kernel)(Params...);
+  LaunchSite site;
+  KernelLaunch<Params...> operator()(dim3 grid, dim3 block, size_t shmem = 0, cudaStream_t stream = 0) const {
+    return KernelLaunch<Params...>(kernel, site, grid, block, shmem, stream);
+  }
+};
+
+template <class... Params>
+KernelRef<Params...> kernel(void (*k)(Params...), const char* name, const char* file, int line) {
+  return KernelRef<Params...>{k, LaunchSite{name, file, line}};
+}
+}  // namespace cudaemu

@@ -1,0 +1,57 @@
+// cudaemu.h — what the CPU emulator measured, for a harness or a grader.
+//
+// Only in emulator builds (tools/emucc defines CUDAEMU). Every launch leaves a LaunchReport: exact global and
+// shared traffic and every error the checks found. Per-element counts say how often kernel code read and wrote
+// each 4-byte word of a device allocation, and which block wrote it last.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cudaemu {
+
+struct Diagnostic {
+  std::string kind;     // "out-of-bounds", "race", "barrier", "uninitialized", "host-access", "timeout", ...
+  std::string message;  // one line, for a person
+  std::string file;     // the user's source file, as given to the compiler ("" when unknown)
+  int line = 0;
+};
+
+struct AllocationTraffic {
+  std::string name;  // the variable passed to cudaMalloc, or the name given with name_allocation()
+  size_t bytes = 0;
+  uint64_t load_bytes = 0;
+  uint64_t store_bytes = 0;
+};
+
+struct LaunchReport {
+  std::string kernel;
+  dim3 grid, block;
+  cudaError_t error = cudaSuccess;  // what the next synchronising call returns because of this launch
+  uint64_t global_load_bytes = 0;
+  uint64_t global_store_bytes = 0;
+  uint64_t shared_load_bytes = 0;
+  uint64_t shared_store_bytes = 0;
+  uint64_t max_thread_load_bytes = 0;   // global bytes loaded by the busiest thread
+  uint64_t max_thread_store_bytes = 0;  // global bytes stored by the busiest thread
+  std::vector<AllocationTraffic> allocations;  // allocations the kernel touched, in allocation order
+  std::vector<Diagnostic> diagnostics;         // in a deterministic order
+};
+
+// Every launch since the program started or since clear_launches(), oldest first.
+const std::vector<LaunchReport>& launches();
+void clear_launches();
+
+// Per 4-byte word of the allocation that starts at device_ptr, since cudaMalloc or reset_element_counts().
+struct ElementCounts {
+  std::vector<uint32_t> reads;         // kernel loads that touched the word
+  std::vector<uint32_t> writes;        // kernel stores that touched the word (cudaMemcpy and cudaMemset never count)
+  std::vector<int64_t> writer_block;   // linear index of the block that stored to it last, -1 if none
+};
+ElementCounts element_counts(const void* device_ptr);
+void reset_element_counts(const void* device_ptr);
+void name_allocation(const void* device_ptr, const char* name);
+
+}  // namespace cudaemu
