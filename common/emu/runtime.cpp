@@ -108,9 +108,15 @@ struct Allocation {
   bool live = true;
   std::string name, file;
   int line = 0;
-  uint32_t* reads = nullptr;   // per word
-  uint32_t* writes = nullptr;  // per word
-  uint32_t* writer = nullptr;  // per word: linear block index + 1, 0 = none
+  // Per 4-byte word. Each worker counts in its own arrays (allocated when it first touches the allocation), so
+  // that workers never contend for a cache line; element_counts() adds them up.
+  std::vector<uint32_t*> reads, writes;  // [worker][word]
+  uint32_t* writer = nullptr;            // [word]: linear block index + 1 of the last store, 0 = none
+  ~Allocation() {
+    for (uint32_t* p : reads) free(p);
+    for (uint32_t* p : writes) free(p);
+    free(writer);
+  }
 };
 
 uintptr_t g_arena_base = 0;
@@ -305,7 +311,7 @@ struct Fiber {
   uint64_t load_bytes = 0, store_bytes = 0;
 };
 
-// Shadow state of one byte of shared memory. Epochs number the barrier intervals of a worker; a new block starts
+// Shadow state of one word (or, once a narrower access touched it, one byte) of shared memory. Epochs number the barrier intervals of a worker; a new block starts
 // a new epoch, so a byte whose last write is older than the block's first epoch was never written by this block.
 struct ShadowByte {
   uint32_t write_epoch = 0, read_epoch = 0;
@@ -355,6 +361,7 @@ struct Launch {
 std::atomic<bool> g_abort_kernel{false};  // set by the watchdog
 
 struct Worker {
+  unsigned index = 0;
   Launch* launch = nullptr;
   // the block being run
   uint3 block_idx{};
@@ -368,7 +375,9 @@ struct Worker {
   cudaError_t block_error = cudaSuccess;
   // shared memory = this thread's instance of the executable's TLS block
   uintptr_t shared_lo = 0, shared_size = 0;
-  std::vector<ShadowByte> shadow;
+  std::vector<ShadowByte> shadow_words;   // one per 4-byte word
+  std::vector<uint8_t> split;             // per word: 1 once tracked per byte (after a 1- or 2-byte access)
+  std::vector<ShadowByte> shadow_bytes;   // per byte, used for split words
   uint32_t epoch = 0, block_first_epoch = 0;
   // Reads of bytes no thread had written yet. Judged when the barrier interval ends: if another thread wrote the
   // byte in the same interval, the read was one side of a race (reported as such) and whether it came first
@@ -404,7 +413,9 @@ void init_worker(Worker& w) {
   dl_iterate_phdr(find_tls_block, &range);
   w.shared_lo = range.first;
   w.shared_size = range.first ? range.second : 0;
-  w.shadow.assign(w.shared_size, ShadowByte{});
+  w.shadow_words.assign(w.shared_size / 4 + 1, ShadowByte{});
+  w.split.assign(w.shared_size / 4 + 1, 0);
+  w.shadow_bytes.assign(w.shared_size + 4, ShadowByte{});
   // One stack per thread of the largest block, each with a guard page below it.
   size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   w.stack_stride = config().stack_bytes + page;
@@ -428,7 +439,9 @@ std::string coord(uint3 v) {
 
 std::string tid_coord(const Worker& w, uint16_t tid) { return coord(unlinearize(tid, w.launch->block)); }
 
-void add_diag(Worker& w, DiagKind kind, uint32_t thread, uintptr_t pc1, uintptr_t pc2, std::string text) {
+// Records a diagnostic once per (kind, pc1, pc2) and counts the rest; `text` is only built when it is kept.
+template <class Text>
+void add_diag_lazy(Worker& w, DiagKind kind, uint32_t thread, uintptr_t pc1, uintptr_t pc2, Text text) {
   auto key = std::make_tuple(static_cast<int>(kind), pc1, pc2);
   auto it = w.diags.find(key);
   if (it != w.diags.end()) {
@@ -436,12 +449,16 @@ void add_diag(Worker& w, DiagKind kind, uint32_t thread, uintptr_t pc1, uintptr_
     if (w.block_linear < it->second.block) {  // keep the first block's instance: the same whatever the schedule
       it->second.block = w.block_linear;
       it->second.thread = thread;
-      it->second.text = std::move(text);
+      it->second.text = text();
     }
     return;
   }
   if (w.diags.size() >= 64) return;
-  w.diags.emplace(key, RawDiag{kind, w.block_linear, thread, pc1, pc2, std::move(text), 1});
+  w.diags.emplace(key, RawDiag{kind, w.block_linear, thread, pc1, pc2, text(), 1});
+}
+
+void add_diag(Worker& w, DiagKind kind, uint32_t thread, uintptr_t pc1, uintptr_t pc2, std::string text) {
+  add_diag_lazy(w, kind, thread, pc1, pc2, [&] { return std::move(text); });
 }
 
 void yield_to_scheduler(Worker& w) {
@@ -505,7 +522,7 @@ bool same_source_line(uintptr_t a, uintptr_t b) {
 
 void judge_pending_reads(Worker& w) {
   for (const Worker::PendingRead& p : w.pending_reads) {
-    const ShadowByte& s = w.shadow[p.offset];
+    const ShadowByte& s = w.split[p.offset / 4] ? w.shadow_bytes[p.offset] : w.shadow_words[p.offset / 4];
     if (s.write_epoch == p.epoch && s.write_tid != p.tid) continue;  // a race, already reported
     add_diag(w, DiagKind::kUninitialized, p.tid, p.pc, 0,
              "uninitialised shared memory: thread " + tid_coord(w, p.tid) + " of block " + coord(w.block_idx) +
@@ -667,7 +684,10 @@ class Pool {
  private:
   Pool() {
     unsigned extra = config().workers > 1 ? config().workers - 1 : 0;
-    for (unsigned i = 0; i < extra; ++i) workers_.push_back(std::make_unique<Worker>());
+    for (unsigned i = 0; i < extra; ++i) {
+      workers_.push_back(std::make_unique<Worker>());
+      workers_.back()->index = i + 1;
+    }
     for (auto& w : workers_) {
       Worker* wp = w.get();
       std::thread([this, wp] { loop(*wp); }).detach();
@@ -784,6 +804,15 @@ void host_access(uintptr_t a, size_t size, bool store, uintptr_t pc) {
           al ? "')" : "");
 }
 
+uint32_t* counter_array(size_t words) {
+  auto* p = static_cast<uint32_t*>(calloc(words, 4));
+  if (!p) {
+    fprintf(stderr, "cudaemu: out of host memory for access counters\n");
+    exit(2);
+  }
+  return p;
+}
+
 __attribute__((noinline)) void global_access(uintptr_t a, size_t size, bool store, uintptr_t pc) {
   Worker* w = tls_worker;
   Fiber* f = w ? w->current : nullptr;
@@ -799,70 +828,103 @@ __attribute__((noinline)) void global_access(uintptr_t a, size_t size, bool stor
     w->global_store += size;
     f->store_bytes += size;
     w->alloc_store[al->id] += size;
+    uint32_t*& writes = al->writes[w->index];
+    if (__builtin_expect(!writes, 0)) writes = counter_array(al->words);
     uint32_t writer = static_cast<uint32_t>(std::min<uint64_t>(w->block_linear + 1, UINT32_MAX));
     for (size_t i = first; i <= last; ++i) {
-      __atomic_fetch_add(&al->writes[i], 1u, __ATOMIC_RELAXED);
+      writes[i]++;
       __atomic_store_n(&al->writer[i], writer, __ATOMIC_RELAXED);
     }
   } else {
     w->global_load += size;
     f->load_bytes += size;
     w->alloc_load[al->id] += size;
-    for (size_t i = first; i <= last; ++i) __atomic_fetch_add(&al->reads[i], 1u, __ATOMIC_RELAXED);
+    uint32_t*& reads = al->reads[w->index];
+    if (__builtin_expect(!reads, 0)) reads = counter_array(al->words);
+    for (size_t i = first; i <= last; ++i) reads[i]++;
   }
 }
 
-__attribute__((noinline)) void shared_access(Worker& w, uintptr_t a, size_t size, bool store, uintptr_t pc) {
-  if (g_abort_kernel.load(std::memory_order_relaxed)) abort_for_timeout(w);
+__attribute__((noinline, cold)) void race(Worker& w, uint16_t tid, uintptr_t pc, size_t offset, const ShadowByte& s,
+                                         bool store) {
+  if (store && s.write_epoch == w.epoch && s.write_tid != tid) {
+    add_diag_lazy(w, DiagKind::kRace, tid, pc, s.write_pc, [&] {
+      return "race on shared memory between %2 and %1: threads " + tid_coord(w, s.write_tid) + " and " +
+             coord(w.current->idx) + " of block " + coord(w.block_idx) + " both write " + shared_variable_at(offset) +
+             " with no __syncthreads() between them — is a __syncthreads() missing?";
+    });
+  } else if (store) {
+    add_diag_lazy(w, DiagKind::kRace, tid, pc, s.read_pc, [&] {
+      return "race on shared memory between %2 and %1: thread " +
+             (s.read_tid == kManyReaders ? std::string("(several)") : tid_coord(w, s.read_tid)) + " reads " +
+             shared_variable_at(offset) + " and thread " + coord(w.current->idx) + " of block " + coord(w.block_idx) +
+             " overwrites it with no __syncthreads() between them — is a __syncthreads() missing?";
+    });
+  } else {
+    add_diag_lazy(w, DiagKind::kRace, tid, pc, s.write_pc, [&] {
+      return "race on shared memory between %2 and %1: thread " + tid_coord(w, s.write_tid) + " writes " +
+             shared_variable_at(offset) + " and thread " + coord(w.current->idx) + " of block " + coord(w.block_idx) +
+             " reads it with no __syncthreads() between them — is a __syncthreads() missing?";
+    });
+  }
+}
+
+// One shadow cell's bookkeeping for one access by thread `tid` in the current barrier interval.
+__attribute__((always_inline)) inline void track(Worker& w, ShadowByte& s, size_t offset, uint16_t tid, uintptr_t pc, bool store) {
   const uint32_t epoch = w.epoch;
-  const uint16_t tid = static_cast<uint16_t>(w.current->linear);
-  size_t offset = a - w.shared_lo;
-  if (offset + size > w.shared_size) size = w.shared_size - offset;
-  if (store)
-    w.shared_store += size;
-  else
-    w.shared_load += size;
-  for (size_t i = 0; i < size; ++i) {
-    ShadowByte& s = w.shadow[offset + i];
-    if (store) {
-      if (s.write_epoch == epoch && s.write_tid != tid)
-        add_diag(w, DiagKind::kRace, tid, pc, s.write_pc,
-                 "race on shared memory between %2 and %1: threads " + tid_coord(w, s.write_tid) + " and " +
-                     coord(w.current->idx) + " of block " + coord(w.block_idx) + " both write " +
-                     shared_variable_at(offset + i) +
-                     " with no __syncthreads() between them — is a __syncthreads() missing?");
-      else if (s.read_epoch == epoch && s.read_tid != tid)
-        add_diag(w, DiagKind::kRace, tid, pc, s.read_pc,
-                 "race on shared memory between %2 and %1: thread " +
-                     (s.read_tid == kManyReaders ? std::string("(several)") : tid_coord(w, s.read_tid)) +
-                     " reads " + shared_variable_at(offset + i) + " and thread " + coord(w.current->idx) +
-                     " of block " + coord(w.block_idx) +
-                     " overwrites it with no __syncthreads() between them — is a __syncthreads() missing?");
-      s.write_epoch = epoch;
-      s.write_tid = tid;
-      s.write_pc = pc;
-    } else {
-      if (s.write_epoch < w.block_first_epoch) {
-        if (w.pending_reads.size() < 4096) w.pending_reads.push_back({offset + i, epoch, tid, pc});
-      } else if (s.write_epoch == epoch && s.write_tid != tid) {
-        add_diag(w, DiagKind::kRace, tid, pc, s.write_pc,
-                 "race on shared memory between %2 and %1: thread " + tid_coord(w, s.write_tid) + " writes " +
-                     shared_variable_at(offset + i) + " and thread " + coord(w.current->idx) + " of block " +
-                     coord(w.block_idx) +
-                     " reads it with no __syncthreads() between them — is a __syncthreads() missing?");
-      }
-      if (s.read_epoch != epoch) {
-        s.read_epoch = epoch;
-        s.read_tid = tid;
-        s.read_pc = pc;
-      } else if (s.read_tid != tid) {
-        s.read_tid = kManyReaders;
-      }
+  if (store) {
+    if ((s.write_epoch == epoch && s.write_tid != tid) || (s.read_epoch == epoch && s.read_tid != tid))
+      race(w, tid, pc, offset, s, true);
+    s.write_epoch = epoch;
+    s.write_tid = tid;
+    s.write_pc = pc;
+  } else {
+    if (s.write_epoch < w.block_first_epoch) {
+      if (w.pending_reads.size() < 4096) w.pending_reads.push_back({offset, epoch, tid, pc});
+    } else if (s.write_epoch == epoch && s.write_tid != tid) {
+      race(w, tid, pc, offset, s, false);
+    }
+    if (s.read_epoch != epoch) {
+      s.read_epoch = epoch;
+      s.read_tid = tid;
+      s.read_pc = pc;
+    } else if (s.read_tid != tid) {
+      s.read_tid = kManyReaders;
     }
   }
 }
 
-inline void on_access(uintptr_t a, size_t size, bool store, uintptr_t pc) {
+__attribute__((noinline)) void shared_access_bytes(Worker& w, size_t offset, size_t size, uint16_t tid, uintptr_t pc,
+                                                   bool store) {
+  for (size_t b = offset; b < offset + size; ++b) {
+    size_t word = b / 4;
+    if (!w.split[word]) {  // from now on this word is tracked per byte, starting from its word state
+      for (size_t i = 0; i < 4; ++i) w.shadow_bytes[word * 4 + i] = w.shadow_words[word];
+      w.split[word] = 1;
+    }
+    track(w, w.shadow_bytes[b], b, tid, pc, store);
+  }
+}
+
+__attribute__((always_inline)) inline void shared_access(Worker& w, uintptr_t a, size_t size, bool store, uintptr_t pc) {
+  if (g_abort_kernel.load(std::memory_order_relaxed)) abort_for_timeout(w);
+  const uint16_t tid = static_cast<uint16_t>(w.current->linear);
+  size_t offset = a - w.shared_lo;
+  if (offset + size > w.shared_size) size = w.shared_size - offset;
+  (store ? w.shared_store : w.shared_load) += size;
+  if ((offset | size) & 3) {
+    shared_access_bytes(w, offset, size, tid, pc, store);
+    return;
+  }
+  for (size_t word = offset / 4; word < (offset + size) / 4; ++word) {
+    if (__builtin_expect(w.split[word], 0))
+      shared_access_bytes(w, word * 4, 4, tid, pc, store);
+    else
+      track(w, w.shadow_words[word], word * 4, tid, pc, store);
+  }
+}
+
+__attribute__((always_inline)) inline void on_access(uintptr_t a, size_t size, bool store, uintptr_t pc) {
   if (a - g_arena_base < g_arena_size) {
     global_access(a, size, store, pc);
     return;
@@ -1073,8 +1135,14 @@ ElementCounts element_counts(const void* device_ptr) {
   ElementCounts c;
   Allocation* al = live_allocation_containing(device_ptr, 1);
   if (!al || reinterpret_cast<uintptr_t>(device_ptr) != al->base) return c;
-  c.reads.assign(al->reads, al->reads + al->words);
-  c.writes.assign(al->writes, al->writes + al->words);
+  c.reads.assign(al->words, 0);
+  c.writes.assign(al->words, 0);
+  for (uint32_t* p : al->reads)
+    if (p)
+      for (size_t i = 0; i < al->words; ++i) c.reads[i] += p[i];
+  for (uint32_t* p : al->writes)
+    if (p)
+      for (size_t i = 0; i < al->words; ++i) c.writes[i] += p[i];
   c.writer_block.resize(al->words);
   for (size_t i = 0; i < al->words; ++i) c.writer_block[i] = int64_t(al->writer[i]) - 1;
   return c;
@@ -1084,8 +1152,10 @@ void reset_element_counts(const void* device_ptr) {
   std::lock_guard<std::mutex> api(g_api_mutex);
   Allocation* al = live_allocation_containing(device_ptr, 1);
   if (!al) return;
-  memset(al->reads, 0, al->words * 4);
-  memset(al->writes, 0, al->words * 4);
+  for (uint32_t* p : al->reads)
+    if (p) memset(p, 0, al->words * 4);
+  for (uint32_t* p : al->writes)
+    if (p) memset(p, 0, al->words * 4);
   memset(al->writer, 0, al->words * 4);
 }
 
@@ -1160,7 +1230,11 @@ static T atomic_rmw(T* address, T value, uintptr_t pc, Op op) {
   } else if (Worker* w = tls_worker; w && w->current && a - w->shared_lo < w->shared_size) {
     w->shared_load += sizeof(T);
     w->shared_store += sizeof(T);
-    for (size_t i = 0; i < sizeof(T); ++i) w->shadow[a - w->shared_lo + i].write_epoch = w->block_first_epoch;
+    size_t word = (a - w->shared_lo) / 4;  // counts as written for the uninitialised-read check, never as a race
+    if (w->split[word])
+      for (size_t i = 0; i < 4; ++i) w->shadow_bytes[word * 4 + i].write_epoch = w->block_first_epoch;
+    else
+      w->shadow_words[word].write_epoch = w->block_first_epoch;
   }
   return op(address, value);
 }
@@ -1210,10 +1284,10 @@ cudaError_t cudaMallocEmulated(void** ptr, size_t bytes, const char* name, const
   al->name = clean_variable_name(name);
   al->file = file ? file : "";
   al->line = line;
-  al->reads = static_cast<uint32_t*>(calloc(al->words, 4));
-  al->writes = static_cast<uint32_t*>(calloc(al->words, 4));
+  al->reads.assign(config().workers, nullptr);
+  al->writes.assign(config().workers, nullptr);
   al->writer = static_cast<uint32_t*>(calloc(al->words, 4));
-  if (!al->reads || !al->writes || !al->writer) return record(cudaErrorMemoryAllocation);
+  if (!al->writer) return record(cudaErrorMemoryAllocation);
   size_t first_slot = (base - g_arena_base) >> kSlotShift;
   for (size_t s = 0; s < slots + gap; ++s) g_slot_owner[first_slot + s] = al->id;
   g_arena_next = base + ((slots + gap) << kSlotShift);
