@@ -1,0 +1,60 @@
+// harness.h — runs a lab's matmul() on the device (GPU or emulator) and judges what it did.
+//
+// Every lab's tests.cpp uses these. A check returns a Verdict whose message is written for the student:
+// the first wrong element and how many are wrong, the bytes the kernel read against what tiling allows, the
+// emulator's diagnosis with file:line.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+// C = A·B; A is M×K, B is K×N, C is M×N, all row-major, device pointers (the contract of every lab.h).
+using MatmulFn = void (*)(const float* A, const float* B, float* C, int M, int N, int K);
+
+struct Problem {
+  int M = 0, N = 0, K = 0;
+  std::vector<float> A, B;
+  std::string description;  // "55×48·48×43 seeded random"
+};
+
+Problem constant_problem(int M, int N, int K, float a, float b);  // every A element a, every B element b
+Problem counting_problem(int M, int N, int K);                     // A and B hold 1, 2, 3, ... in row-major order
+Problem random_problem(int M, int N, int K, uint32_t seed);        // uniform in [-1, 1); A is not Bᵀ
+
+struct Run {
+  std::vector<float> C;                    // copied back; NaN where nothing was written
+  cudaError_t launch_error = cudaSuccess;  // cudaGetLastError() after matmul() returned
+  cudaError_t sync_error = cudaSuccess;    // cudaDeviceSynchronize()
+  // Measured by the emulator only (measured == false on a GPU):
+  bool measured = false;
+  int kernel_launches = 0;
+  uint64_t bytes_read_AB = 0;       // global bytes loaded from A and B
+  uint64_t bytes_read = 0;          // all global bytes loaded
+  uint64_t bytes_written = 0;       // all global bytes stored
+  std::vector<uint32_t> C_writes;   // per element of C: how many kernel stores touched it
+  std::vector<std::string> diagnostic_kinds;  // "race", "out-of-bounds", ...
+  std::vector<std::string> diagnostics;       // one line each, with file:line
+};
+
+// Allocates A, B and C on the device, fills C with NaN, calls matmul, synchronises and copies C back.
+// After a kernel error the device is reset, so the next run starts clean.
+Run run_matmul(const Problem& p, MatmulFn matmul);
+
+struct Verdict {
+  bool ok = true;
+  std::string message;  // empty when ok
+};
+
+Verdict check_result(const Problem& p, const Run& run);
+// The run must be correct (traffic of a wrong kernel means nothing) and read at most / exactly `bytes` from A and B.
+Verdict check_reads_at_most(const Problem& p, const Run& run, uint64_t bytes, const std::string& kernel_kind);
+Verdict check_reads_exactly(const Problem& p, const Run& run, uint64_t bytes, const std::string& kernel_kind);
+// Every element of C stored exactly once, by kernel code, and nothing else stored.
+Verdict check_written_once(const Problem& p, const Run& run);
+// No out-of-bounds access, race, divergent barrier or uninitialised shared read.
+Verdict check_clean(const Problem& p, const Run& run);
+
+std::string with_commas(uint64_t n);  // 64704 -> "64,704"

@@ -1,0 +1,50 @@
+// lab_tests.h — what every lab's tests.cpp shares: run the student's matmul() and turn verdicts into doctest checks.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include "harness.h"
+#include "lab.h"
+
+inline Run run_student(const Problem& p) { return run_matmul(p, matmul); }
+
+// One doctest check per verdict, so a failure is reported once with the whole story.
+inline void expect(const Verdict& v) { CHECK_MESSAGE(v.ok, v.message); }
+
+inline void expect_correct(const Problem& p) {
+  CAPTURE(p.M);
+  CAPTURE(p.N);
+  CAPTURE(p.K);
+  expect(check_result(p, run_student(p)));
+}
+
+// A·B with every A element 1 and every B element 2: each output is 2·K, which float represents exactly.
+inline void expect_constant_case(int width) {
+  CAPTURE(width);
+  Problem p = constant_problem(width, width, width, 1.0f, 2.0f);
+  Run run = run_student(p);
+  Verdict v = check_result(p, run);
+  expect(v);
+  if (!v.ok) return;
+  const float want = 2.0f * float(width);
+  size_t off = 0;
+  for (float c : run.C) off += (c != want);
+  CHECK_MESSAGE(off == 0, off << " values differ from exactly " << want);
+}
+
+// A = B = the 4×4 matrix 1..16 in row-major order: C[0][0] = 1·1 + 2·5 + 3·9 + 4·13.
+inline void expect_counting_case() {
+  Problem p = counting_problem(4, 4, 4);
+  Run run = run_student(p);
+  expect(check_result(p, run));
+  float want = 0;
+  for (int k = 0; k < 4; ++k) want += p.A[k] * p.B[size_t(k) * 4];
+  CHECK_MESSAGE(run.C[0] == want, "C[0][0] is " << run.C[0] << ", want " << want);
+}
+
+inline void expect_clean(const Problem& p) {
+  CAPTURE(p.M);
+  CAPTURE(p.N);
+  CAPTURE(p.K);
+  expect(check_clean(p, run_student(p)));
+}

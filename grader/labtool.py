@@ -1,0 +1,404 @@
+#!/usr/bin/env python3
+"""labtool — build a lab's tests against a kernel, run them, and grade.
+
+    grader/labtool.py lab lab3 [--kernel FILE] [--backend gpu|emu]     what `make lab3` runs
+    grader/labtool.py grade [--submission DIR] [--backend gpu|emu]     what `make grade` runs
+
+Backends: `gpu` builds with nvcc and runs on the GPU; `emu` builds with tools/emucc and runs on the CPU emulator,
+which also measures memory traffic and checks memory safety. Traffic and safety are always judged on the emulator,
+even when the GPU runs the correctness tests. Without --backend: the GPU if one is usable, else the emulator.
+"""
+import argparse
+import concurrent.futures
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from xml.sax.saxutils import escape, quoteattr
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EMUCC = os.path.join(ROOT, "tools", "emucc")
+LABS = ["lab1-naive", "lab2-tiled", "lab3-boundary"]
+SHORT = {"lab1": "lab1-naive", "lab2": "lab2-tiled", "lab3": "lab3-boundary"}
+DEMOS = {"lab2-tiled": ["32", "1", "2"], "lab3-boundary": ["34", "1", "2"]}  # lab 1 runs host_flow.cu instead
+# Points per lab, shared equally by the test cases of each suite. Traffic and safety are only awarded to a
+# kernel whose results are right, so a skeleton scores zero.
+SUITE_POINTS = {"correctness": 60, "traffic": 25, "memory safety": 15}
+TEST_TIMEOUT_S = 120  # per test case, on top of the emulator's own CUDAEMU_TIMEOUT
+COMMON_SOURCES = ["harness.cpp", "reference_gemm.cpp", "doctest_main.cpp", "demo.cpp"]
+
+
+class BuildError(Exception):
+    pass
+
+
+def say(message):
+    print(message, flush=True)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Backends
+# ---------------------------------------------------------------------------------------------------------------
+def gpu_status():
+    """(usable, reason)"""
+    if not shutil.which("nvcc"):
+        return False, "nvcc is not on the PATH"
+    if not shutil.which("nvidia-smi"):
+        return False, "no NVIDIA driver (nvidia-smi not found)"
+    proc = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True)
+    if proc.returncode != 0 or "GPU" not in proc.stdout:
+        return False, "nvidia-smi finds no GPU"
+    return True, proc.stdout.splitlines()[0].strip()
+
+
+def choose_backend(requested):
+    if requested:
+        if requested not in ("gpu", "emu"):
+            raise SystemExit("labtool: BACKEND must be gpu or emu, not '%s'" % requested)
+        if requested == "gpu":
+            ok, reason = gpu_status()
+            if not ok:
+                raise SystemExit("labtool: BACKEND=gpu but no GPU is usable: %s" % reason)
+        return requested
+    ok, reason = gpu_status()
+    say("backend: %s" % ("GPU (%s)" % reason if ok else "CPU emulator (%s; BACKEND=gpu|emu to choose)" % reason))
+    return "gpu" if ok else "emu"
+
+
+def newer(target, sources):
+    if not os.path.exists(target):
+        return True
+    t = os.path.getmtime(target)
+    return any(os.path.getmtime(s) > t for s in sources)
+
+
+def run_build(cmd):
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    if proc.returncode != 0:
+        raise BuildError((proc.stdout + proc.stderr).strip() or "build failed: " + " ".join(cmd))
+    return proc
+
+
+class Toolchain:
+    """Compiles for one backend; shared objects are built once and reused for every kernel."""
+
+    def __init__(self, backend):
+        self.backend = backend
+        self.dir = os.path.join(ROOT, "build", backend)
+        os.makedirs(os.path.join(self.dir, "obj"), exist_ok=True)
+        headers = [os.path.join(ROOT, "common", h) for h in os.listdir(os.path.join(ROOT, "common")) if h.endswith(".h")]
+        emu = [os.path.join(ROOT, "common", "emu", p) for p in ("runtime.cpp", "include/cuda_runtime.h",
+                                                                "include/cudaemu.h")]
+        self.deps = headers + (emu + [EMUCC] if backend == "emu" else [])
+
+    def compile(self, source, obj, includes):
+        if not newer(obj, [source] + self.deps):
+            return obj
+        os.makedirs(os.path.dirname(obj), exist_ok=True)
+        inc = sum((["-I", d] for d in includes), [])
+        if self.backend == "emu":
+            run_build([EMUCC, "-O2", "-c", source, "-o", obj] + inc)
+        else:
+            arch = os.environ.get("CUDA_ARCH", "native")
+            run_build(["nvcc", "-O2", "-std=c++17", "-arch=" + arch, "-c", source, "-o", obj] + inc)
+        return obj
+
+    def link(self, objs, out):
+        if self.backend == "emu":
+            run_build([EMUCC, "-o", out] + objs)
+        else:
+            run_build(["nvcc", "-arch=" + os.environ.get("CUDA_ARCH", "native"), "-o", out] + objs)
+        return out
+
+    def common_object(self, name, lab):
+        # demo.cpp and the lab tests include lab.h, so their objects are per lab; the rest are shared
+        per_lab = name in ("demo.cpp",)
+        obj = os.path.join(self.dir, "obj", (lab + "-" if per_lab else "") + name.replace(".cpp", ".o"))
+        return self.compile(os.path.join(ROOT, "common", name), obj, [os.path.join(ROOT, "common"),
+                                                                      os.path.join(ROOT, "labs", lab)])
+
+    def build_lab(self, lab, kernel, out_dir):
+        """Builds the lab's test binary (and demo) against `kernel`; returns {name: path}."""
+        common = os.path.join(ROOT, "common")
+        lab_dir = os.path.join(ROOT, "labs", lab)
+        includes = [common, lab_dir]
+        tests_obj = self.compile(os.path.join(lab_dir, "tests.cpp"), os.path.join(self.dir, "obj", lab + "-tests.o"),
+                                 includes)
+        os.makedirs(out_dir, exist_ok=True)
+        kernel_obj = os.path.join(out_dir, "kernel.o")
+        if os.path.exists(kernel_obj):
+            os.remove(kernel_obj)  # always rebuilt: the kernel is what changes
+        self.compile(kernel, kernel_obj, includes)
+        shared = [self.common_object(n, lab) for n in ("harness.cpp", "reference_gemm.cpp")]
+        bins = {"tests": self.link([tests_obj, kernel_obj, self.common_object("doctest_main.cpp", lab)] + shared,
+                                   os.path.join(out_dir, "tests"))}
+        if lab in DEMOS:
+            bins["demo"] = self.link([self.common_object("demo.cpp", lab), kernel_obj] + shared,
+                                     os.path.join(out_dir, "demo"))
+        elif lab == "lab1-naive":
+            flow = self.compile(os.path.join(lab_dir, "host_flow.cu"), os.path.join(out_dir, "host_flow.o"), includes)
+            bins["demo"] = self.link([flow, kernel_obj], os.path.join(out_dir, "host_flow"))
+        return bins
+
+
+def staged_kernel(kernel, out_dir):
+    """A copy of the kernel alone in a folder, so its #include "lab.h" finds the frozen contract, not a copy
+    shipped beside it. Diagnostics then name this copy."""
+    os.makedirs(out_dir, exist_ok=True)
+    staged = os.path.join(out_dir, "kernel.cu")
+    shutil.copyfile(kernel, staged)
+    return staged
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Running doctest binaries one test case at a time
+# ---------------------------------------------------------------------------------------------------------------
+def test_env():
+    env = dict(os.environ)
+    env.setdefault("CUDAEMU_TIMEOUT", "60")
+    return env
+
+
+def list_test_cases(binary):
+    proc = subprocess.run([binary, "--list-test-cases", "--reporters=xml"], capture_output=True, text=True,
+                          timeout=60, env=test_env())
+    root = ET.fromstring(proc.stdout[proc.stdout.find("<?xml"):])
+    return [(tc.get("name"), tc.get("testsuite") or "") for tc in root.iter("TestCase")]
+
+
+def run_test_case(binary, name):
+    """Runs one test case alone, in its own process. Returns (passed, output)."""
+    cmd = [binary, "--test-case=" + name.replace(",", "\\,"), "--reporters=xml", "--no-version"]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TEST_TIMEOUT_S, env=test_env(),
+                              start_new_session=True)
+    except subprocess.TimeoutExpired:
+        return False, "timed out after %d s — is there an endless loop in your kernel?" % TEST_TIMEOUT_S
+    stderr = proc.stderr.strip()
+    xml_start = proc.stdout.find("<?xml")
+    try:
+        root = ET.fromstring(proc.stdout[xml_start:]) if xml_start >= 0 else None
+    except ET.ParseError:
+        root = None
+    tc = None
+    if root is not None:
+        tc = next((t for t in root.iter("TestCase")
+                   if t.get("name") == name and t.find("OverallResultsAsserts") is not None), None)
+    if tc is None:
+        if proc.returncode < 0:
+            why = "the test program crashed (%s)" % signal.Signals(-proc.returncode).name
+        elif proc.returncode == 124:
+            why = "the kernel did not finish (emulator watchdog)"
+        else:
+            why = "the test program exited with code %d before finishing" % proc.returncode
+        return False, (why + "\n" + stderr).strip()
+    messages = []
+    for expr in tc.iter("Expression"):
+        if expr.get("success") == "false":
+            info = [(i.text or "").strip() for i in expr.iter("Info")]
+            captured = [i for i in info if " := " in i]  # CAPTURE(...) values: the sizes
+            said = [i for i in info if " := " not in i]
+            text = "\n".join(said) if said else "check failed: " + (expr.findtext("Original") or "").strip()
+            messages.append(text + ("\n  (%s)" % ", ".join(captured) if captured else ""))
+    for exc in tc.iter("Exception"):
+        messages.append("exception: " + (exc.text or ""))
+    result = tc.find("OverallResultsAsserts")
+    passed = result is not None and result.get("test_case_success") == "true" and proc.returncode == 0
+    if not passed and not messages:
+        messages.append(stderr or "failed")
+    return passed, "\n".join(messages)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# `make labN`
+# ---------------------------------------------------------------------------------------------------------------
+def cmd_lab(args):
+    lab = SHORT.get(args.lab, args.lab)
+    if lab not in LABS:
+        raise SystemExit("labtool: no lab '%s' (one of: %s)" % (args.lab, ", ".join(SHORT)))
+    kernel = args.kernel or os.path.join("labs", lab, "kernel.cu")
+    if not os.path.isfile(kernel):
+        raise SystemExit("labtool: no kernel file '%s'" % kernel)
+    backend = choose_backend(args.backend)
+    backends = [backend] if backend == "emu" else ["gpu", "emu"]  # traffic and safety always on the emulator
+    ok = True
+    for b in backends:
+        out_dir = os.path.join(ROOT, "build", b, lab, "student")
+        try:
+            bins = Toolchain(b).build_lab(lab, kernel, out_dir)
+        except BuildError as e:
+            say(str(e))
+            say("labtool: %s did not build" % kernel)
+            return 1
+        title = "on the GPU" if b == "gpu" else "on the CPU emulator"
+        say("== %s: tests %s" % (lab, title))
+        proc = subprocess.run([bins["tests"]] + (["--test-suite-exclude=correctness"] if len(backends) > 1 and
+                                                  b == "emu" else []), env=test_env())
+        ok = ok and proc.returncode == 0
+        if b == backend and "demo" in bins:
+            say("== %s: demo" % lab)
+            demo_args = DEMOS.get(lab, [])
+            ok = subprocess.run([bins["demo"]] + demo_args, env=test_env()).returncode == 0 and ok
+    return 0 if ok else 1
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# `make grade`
+# ---------------------------------------------------------------------------------------------------------------
+def grade_lab(lab, kernel, backend, work_dir):
+    """Returns a list of test results: dicts with lab, name, suite, passed, output."""
+    results = []
+    if not os.path.isfile(kernel):
+        return [{"lab": lab, "name": "builds", "suite": "correctness", "passed": False,
+                 "output": "no %s in the submission" % os.path.relpath(kernel, ROOT) if kernel.startswith(ROOT)
+                 else "no kernel.cu for %s in the submission" % lab}]
+    runs = [("gpu", "correctness"), ("emu", None)] if backend == "gpu" else [("emu", None)]
+    for b, only_suite in runs:
+        out_dir = os.path.join(work_dir, b, lab)
+        try:
+            staged = staged_kernel(kernel, os.path.join(out_dir, "src"))
+            bins = Toolchain(b).build_lab(lab, staged, out_dir)
+        except BuildError as e:
+            return [{"lab": lab, "name": "builds", "suite": "correctness", "passed": False,
+                     "output": "kernel.cu does not build:\n" + str(e)[-4000:]}]
+        cases = list_test_cases(bins["tests"])
+        for name, suite in cases:
+            if backend == "gpu" and b == "emu" and suite == "correctness":
+                continue  # judged on the GPU
+            if only_suite and suite != only_suite:
+                continue
+            passed, output = run_test_case(bins["tests"], name)
+            results.append({"lab": lab, "name": name, "suite": suite, "passed": passed, "output": output})
+    return results
+
+
+def score(results):
+    """Adds score and max_score to each result; returns {lab: (score, max)}."""
+    totals = {}
+    for lab in LABS:
+        lab_results = [r for r in results if r["lab"] == lab]
+        if not lab_results:
+            continue
+        suites = {}
+        for r in lab_results:
+            suites.setdefault(r["suite"], []).append(r)
+        missing_points = sum(p for s, p in SUITE_POINTS.items() if s not in suites)
+        for suite, rs in suites.items():
+            points = SUITE_POINTS.get(suite, 0)
+            if suite == "correctness":
+                points += missing_points  # a lab that did not build has only its "builds" entry
+            for r in rs:
+                r["max_score"] = round(points / len(rs), 2)
+                r["score"] = r["max_score"] if r["passed"] else 0.0
+        totals[lab] = (round(sum(r["score"] for r in lab_results), 2), round(sum(r["max_score"] for r in lab_results), 2))
+    return totals
+
+
+def write_reports(results, totals, out_dir, backend):
+    os.makedirs(out_dir, exist_ok=True)
+    total = round(sum(s for s, _ in totals.values()), 2)
+    doc = {
+        "score": total,
+        "output": "Graded on the %s." % ("GPU (traffic and safety on the CPU emulator)" if backend == "gpu"
+                                         else "CPU emulator"),
+        "tests": [{"name": "%s: %s: %s" % (r["lab"], r["suite"], r["name"]), "score": r["score"],
+                   "max_score": r["max_score"], "status": "passed" if r["passed"] else "failed",
+                   "output": r["output"], "visibility": "visible"} for r in results],
+    }
+    with open(os.path.join(out_dir, "results.json"), "w") as f:
+        json.dump(doc, f, indent=2, ensure_ascii=False)
+        f.write("\n")
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>',
+             '<testsuites tests="%d" failures="%d">' % (len(results), sum(not r["passed"] for r in results))]
+    for lab in LABS:
+        rs = [r for r in results if r["lab"] == lab]
+        if not rs:
+            continue
+        lines.append('  <testsuite name=%s tests="%d" failures="%d">' % (quoteattr(lab), len(rs),
+                                                                        sum(not r["passed"] for r in rs)))
+        for r in rs:
+            name = quoteattr("%s: %s" % (r["suite"], r["name"]))
+            if r["passed"]:
+                lines.append("    <testcase classname=%s name=%s/>" % (quoteattr(lab), name))
+            else:
+                first = r["output"].splitlines()[0] if r["output"] else "failed"
+                lines.append("    <testcase classname=%s name=%s>" % (quoteattr(lab), name))
+                lines.append("      <failure message=%s>%s</failure>" % (quoteattr(first[:300]), escape(r["output"])))
+                lines.append("    </testcase>")
+        lines.append("  </testsuite>")
+    lines.append("</testsuites>")
+    with open(os.path.join(out_dir, "junit.xml"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return total
+
+
+def print_table(results, totals):
+    suites = list(SUITE_POINTS)
+    header = "%-15s" % "lab" + "".join("%15s" % s for s in suites) + "%12s" % "score"
+    say(header)
+    say("-" * len(header))
+    for lab, (s, m) in totals.items():
+        row = "%-15s" % lab
+        for suite in suites:
+            rs = [r for r in results if r["lab"] == lab and r["suite"] == suite]
+            row += "%15s" % ("%g/%g" % (round(sum(r["score"] for r in rs), 1), round(sum(r["max_score"] for r in rs), 1))
+                             if rs else "-")
+        say(row + "%12s" % ("%g/%g" % (s, m)))
+    s = round(sum(v[0] for v in totals.values()), 2)
+    m = round(sum(v[1] for v in totals.values()), 2)
+    say("%-15s" % "total" + " " * (15 * len(suites)) + "%12s" % ("%g/%g" % (s, m)))
+
+
+def cmd_grade(args):
+    submission = os.path.abspath(args.submission or os.path.join(ROOT, "labs"))
+    if not os.path.isdir(submission):
+        raise SystemExit("labtool: SUBMISSION '%s' is not a directory" % args.submission)
+    backend = choose_backend(args.backend)
+    out_dir = os.path.abspath(args.out or os.path.join(ROOT, "build", "grade"))
+    work_dir = os.path.join(out_dir, "work")
+    labs = [lab for lab in LABS if os.path.isdir(os.path.join(submission, lab))] if args.submission else LABS
+    if not labs:
+        raise SystemExit("labtool: %s holds none of the lab folders (%s)" % (args.submission, ", ".join(LABS)))
+    say("grading %s (%s)" % (os.path.relpath(submission, os.getcwd()), ", ".join(labs)))
+    results = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=min(len(labs), os.cpu_count() or 1)) as pool:
+        futures = [pool.submit(grade_lab, lab, os.path.join(submission, lab, "kernel.cu"), backend, work_dir)
+                   for lab in labs]
+        for f in futures:
+            results.extend(f.result())
+    totals = score(results)
+    for r in results:
+        if not r["passed"]:
+            say("FAILED %s: %s: %s\n  %s" % (r["lab"], r["suite"], r["name"], r["output"].replace("\n", "\n  ")))
+    print_table(results, totals)
+    write_reports(results, totals, out_dir, backend)
+    say("wrote %s and %s" % (os.path.relpath(os.path.join(out_dir, "results.json"), os.getcwd()),
+                             os.path.relpath(os.path.join(out_dir, "junit.xml"), os.getcwd())))
+    return 0
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(prog="labtool", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("lab", help="build and test one lab")
+    p.add_argument("lab")
+    p.add_argument("--kernel")
+    p.add_argument("--backend")
+    p = sub.add_parser("grade", help="grade every lab of a submission")
+    p.add_argument("--submission")
+    p.add_argument("--backend")
+    p.add_argument("--out")
+    args = parser.parse_args(argv)
+    return cmd_lab(args) if args.command == "lab" else cmd_grade(args)
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except KeyboardInterrupt:
+        sys.exit(130)
