@@ -121,6 +121,13 @@ Run run_matmul(const Problem& p, MatmulFn matmul) {
 
 namespace {
 
+// The emulator's findings, the first few in full: one of each is what a student needs to see.
+void append_diagnostics(std::string& out, const Run& run, const std::string& prefix) {
+  const size_t shown = 3;
+  for (size_t i = 0; i < run.diagnostics.size() && i < shown; ++i) out += "\n  " + prefix + run.diagnostics[i];
+  if (run.diagnostics.size() > shown) out += "\n  ... and " + std::to_string(run.diagnostics.size() - shown) + " more";
+}
+
 // What went wrong with the run itself, if anything: the error codes and the emulator's diagnosis.
 std::string run_failure(const Run& run) {
   std::string out;
@@ -128,8 +135,7 @@ std::string run_failure(const Run& run) {
     out = "the launch failed with " + error_text(run.launch_error) + " — check the grid and block sizes";
   else if (run.sync_error != cudaSuccess)
     out = "the kernel failed with " + error_text(run.sync_error);
-  if (!out.empty())
-    for (const std::string& d : run.diagnostics) out += "\n  " + d;
+  if (!out.empty()) append_diagnostics(out, run, "");
   return out;
 }
 
@@ -156,7 +162,7 @@ Verdict check_result(const Problem& p, const Run& run) {
            ref.tolerance[first], std::isnan(run.C[first]) ? " — NaN means your kernel never wrote it" : "");
   v.ok = false;
   v.message = buf;
-  for (const std::string& d : run.diagnostics) v.message += "\n  the emulator also found " + d;
+  append_diagnostics(v.message, run, "the emulator also found ");
   return v;
 }
 
@@ -213,7 +219,7 @@ Verdict check_clean(const Problem& p, const Run& run) {
   if (!run.diagnostics.empty() || run.launch_error != cudaSuccess || run.sync_error != cudaSuccess) {
     std::string out = p.description + ":";
     if (run.diagnostics.empty()) out += " " + run_failure(run);
-    for (const std::string& d : run.diagnostics) out += "\n  " + d;
+    append_diagnostics(out, run, "");
     return {false, out};
   }
   if (Verdict r = check_result(p, run); !r.ok)

@@ -3,19 +3,34 @@
 
 #include <doctest/doctest.h>
 
+#include <initializer_list>
+#include <vector>
+
 #include "harness.h"
 #include "lab.h"
 
 inline Run run_student(const Problem& p) { return run_matmul(p, matmul); }
 
+// n×n·n×n seeded random problems, one per size.
+inline std::vector<Problem> random_squares(std::initializer_list<int> sizes, uint32_t seed) {
+  std::vector<Problem> out;
+  for (int n : sizes) out.push_back(random_problem(n, n, n, seed));
+  return out;
+}
+
 // One doctest check per verdict, so a failure is reported once with the whole story.
 inline void expect(const Verdict& v) { CHECK_MESSAGE(v.ok, v.message); }
 
-inline void expect_correct(const Problem& p) {
-  CAPTURE(p.M);
-  CAPTURE(p.N);
-  CAPTURE(p.K);
-  expect(check_result(p, run_student(p)));
+// Checks the problems in order and stops at the first wrong one: one clear failure beats ten similar ones.
+inline void expect_correct(const std::vector<Problem>& problems) {
+  for (const Problem& p : problems) {
+    CAPTURE(p.M);
+    CAPTURE(p.N);
+    CAPTURE(p.K);
+    Verdict v = check_result(p, run_student(p));
+    expect(v);
+    if (!v.ok) return;
+  }
 }
 
 // A·B with every A element 1 and every B element 2: each output is 2·K, which float represents exactly.
@@ -42,9 +57,13 @@ inline void expect_counting_case() {
   CHECK_MESSAGE(run.C[0] == want, "C[0][0] is " << run.C[0] << ", want " << want);
 }
 
-inline void expect_clean(const Problem& p) {
-  CAPTURE(p.M);
-  CAPTURE(p.N);
-  CAPTURE(p.K);
-  expect(check_clean(p, run_student(p)));
+inline void expect_clean(const std::vector<Problem>& problems) {
+  for (const Problem& p : problems) {
+    CAPTURE(p.M);
+    CAPTURE(p.N);
+    CAPTURE(p.K);
+    Verdict v = check_clean(p, run_student(p));
+    expect(v);
+    if (!v.ok) return;
+  }
 }

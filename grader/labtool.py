@@ -96,13 +96,13 @@ class Toolchain:
                                                                 "include/cudaemu.h")]
         self.deps = headers + (emu + [EMUCC] if backend == "emu" else [])
 
-    def compile(self, source, obj, includes):
+    def compile(self, source, obj, includes, shown_as=None):
         if not newer(obj, [source] + self.deps):
             return obj
         os.makedirs(os.path.dirname(obj), exist_ok=True)
         inc = sum((["-I", d] for d in includes), [])
         if self.backend == "emu":
-            run_build([EMUCC, "-O2", "-c", source, "-o", obj] + inc)
+            run_build([EMUCC, "-O2", "-c", source, "-o", obj] + inc + (["--source-name=" + shown_as] if shown_as else []))
         else:
             arch = os.environ.get("CUDA_ARCH", "native")
             run_build(["nvcc", "-O2", "-std=c++17", "-arch=" + arch, "-c", source, "-o", obj] + inc)
@@ -122,8 +122,9 @@ class Toolchain:
         return self.compile(os.path.join(ROOT, "common", name), obj, [os.path.join(ROOT, "common"),
                                                                       os.path.join(ROOT, "labs", lab)])
 
-    def build_lab(self, lab, kernel, out_dir):
-        """Builds the lab's test binary (and demo) against `kernel`; returns {name: path}."""
+    def build_lab(self, lab, kernel, out_dir, shown_as=None):
+        """Builds the lab's test binary (and demo) against `kernel`; returns {name: path}. Diagnostics name the
+        kernel `shown_as` (default: its path)."""
         common = os.path.join(ROOT, "common")
         lab_dir = os.path.join(ROOT, "labs", lab)
         includes = [common, lab_dir]
@@ -133,7 +134,7 @@ class Toolchain:
         kernel_obj = os.path.join(out_dir, "kernel.o")
         if os.path.exists(kernel_obj):
             os.remove(kernel_obj)  # always rebuilt: the kernel is what changes
-        self.compile(kernel, kernel_obj, includes)
+        self.compile(kernel, kernel_obj, includes, shown_as)
         shared = [self.common_object(n, lab) for n in ("harness.cpp", "reference_gemm.cpp")]
         bins = {"tests": self.link([tests_obj, kernel_obj, self.common_object("doctest_main.cpp", lab)] + shared,
                                    os.path.join(out_dir, "tests"))}
@@ -262,7 +263,7 @@ def grade_lab(lab, kernel, backend, work_dir):
         out_dir = os.path.join(work_dir, b, lab)
         try:
             staged = staged_kernel(kernel, os.path.join(out_dir, "src"))
-            bins = Toolchain(b).build_lab(lab, staged, out_dir)
+            bins = Toolchain(b).build_lab(lab, staged, out_dir, shown_as=os.path.relpath(kernel, os.getcwd()))
         except BuildError as e:
             return [{"lab": lab, "name": "builds", "suite": "correctness", "passed": False,
                      "output": "kernel.cu does not build:\n" + str(e)[-4000:]}]

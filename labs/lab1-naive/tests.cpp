@@ -9,20 +9,20 @@ TEST_SUITE("correctness") {
 
   TEST_CASE("4x4 with values 1..16: C[0][0] = 90") { expect_counting_case(); }
 
-  TEST_CASE("seeded random data, A != B^T") { expect_correct(random_problem(37, 37, 37, 1)); }
+  TEST_CASE("seeded random data, A != B^T") { expect_correct({random_problem(37, 37, 37, 1)}); }
 
   TEST_CASE("rectangular, M != N != K") {
-    expect_correct(random_problem(55, 43, 48, 2));
-    expect_correct(random_problem(7, 61, 3, 3));
+    expect_correct({random_problem(55, 43, 48, 2),
+                    random_problem(7, 61, 3, 3)});
   }
 
   TEST_CASE("sizes 1, 15, 16, 17 and primes") {
-    for (int n : {1, 15, 16, 17, 31, 97}) expect_correct(random_problem(n, n, n, 4));
-    expect_correct(random_problem(13, 29, 7, 5));
+    expect_correct(random_squares({1, 15, 16, 17, 31, 97}, 4));
+    expect_correct({random_problem(13, 29, 7, 5)});
   }
 
 #ifndef CUDAEMU  // about 2 GFLOP: seconds on a GPU, minutes on the emulator
-  TEST_CASE("large: 1000x800 * 800x1200") { expect_correct(random_problem(1000, 1200, 800, 6)); }
+  TEST_CASE("large: 1000x800 * 800x1200") { expect_correct({random_problem(1000, 1200, 800, 6)}); }
 #endif
 }
 
@@ -42,9 +42,9 @@ TEST_SUITE("traffic") {
 
 TEST_SUITE("memory safety") {
   TEST_CASE("no out-of-bounds access on any size") {
-    expect_clean(random_problem(1, 1, 1, 9));
-    expect_clean(random_problem(17, 33, 5, 10));
-    expect_clean(random_problem(37, 23, 29, 11));
+    expect_clean({random_problem(1, 1, 1, 9),
+                  random_problem(17, 33, 5, 10),
+                  random_problem(37, 23, 29, 11)});
   }
 }
 #endif

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""selftest — the grader tested against kernels whose grades are known.
+
+    grader/selftest.py              every check below (part of `make test`)
+    grader/selftest.py --nvcc-only  only: every kernel compiles with nvcc for sm_90 without warnings
+
+- Every reference solution scores full marks; every skeleton builds and scores zero.
+- Every kernel in grader/catalogue/ gets the grade and the diagnosis it deserves (the table below): for each
+  check the grader makes, a known-wrong kernel that must fail it, and correct variants that must pass.
+Prints one line per check and closes with "N passed, N failed".
+"""
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import labtool  # noqa: E402
+
+ROOT = labtool.ROOT
+ALL_SUITES = set(labtool.SUITE_POINTS)
+
+# kernel -> (suites that must fail, words that must appear in the failure output).
+# An empty set of failing suites means full marks.
+CATALOGUE = {
+    "lab1/transposed_index.cu": (ALL_SUITES, ["elements are wrong"]),
+    "lab1/missing_guard.cu": (ALL_SUITES, ["out-of-bounds", "bytes past its end"]),
+    # Without a barrier, the emulator's fibers run in an order that gives wrong sums, and the race is named.
+    "lab2/missing_first_barrier.cu": (ALL_SUITES, ["race on shared memory", "__syncthreads() missing"]),
+    "lab2/naive_in_lab2.cu": ({"traffic"}, ["your kernel read", "a 16×16 tiled kernel reads at most"]),
+    "lab3/missing_first_barrier.cu": (ALL_SUITES, ["race on shared memory", "__syncthreads() missing"]),
+    "lab3/missing_second_barrier.cu": (ALL_SUITES, ["race on shared memory", "overwrites it"]),
+    "lab3/unguarded_tile_loads.cu": (ALL_SUITES, ["out-of-bounds load"]),
+    "lab3/unguarded_store.cu": (ALL_SUITES, ["out-of-bounds store"]),
+    "lab3/wrong_leading_dimension.cu": (ALL_SUITES, ["elements are wrong"]),
+    "lab3/swapped_grid_dimensions.cu": (ALL_SUITES, ["never wrote it"]),
+    # The traffic cases have K = 48, a multiple of 16, where dropping the partial tile changes nothing.
+    "lab3/truncating_phase_loop.cu": ({"correctness", "memory safety"}, ["elements are wrong"]),
+    "lab3/syncthreads_in_bounds_if.cu": (ALL_SUITES, ["divergent barrier"]),
+    "lab3/naive_in_lab3.cu": ({"traffic"}, ["your kernel read", "a 16×16 tiled kernel reads at most 64,704"]),
+    "lab3/b_read_transposed.cu": (ALL_SUITES, ["elements are wrong"]),
+    "lab3/host_computed.cu": ({"traffic"}, ["not written by kernel code"]),
+    "lab3/uninitialised_shared_read.cu": ({"memory safety"}, ["uninitialised shared memory"]),
+    "lab3/double_store.cu": ({"traffic"}, ["stored more than once"]),
+    "lab3/tile32.cu": (set(), []),
+    "lab3/guard_in_inner_loop.cu": (set(), []),
+    "lab3/ternary_loads.cu": (set(), []),
+}
+LAB_OF = {"lab1": "lab1-naive", "lab2": "lab2-tiled", "lab3": "lab3-boundary"}
+
+
+class Tally:
+    def __init__(self):
+        self.passed = self.failed = self.skipped = 0
+
+    def check(self, ok, what, detail=""):
+        if ok:
+            self.passed += 1
+            print("ok      " + what, flush=True)
+        else:
+            self.failed += 1
+            print("FAILED  " + what + ("\n        " + detail.replace("\n", "\n        ") if detail else ""), flush=True)
+
+
+def grade(lab, kernel, work):
+    results = labtool.grade_lab(lab, kernel, "emu", work)
+    totals = labtool.score(results)
+    return results, totals.get(lab, (0, 0))
+
+
+def failing_suites(results):
+    return {r["suite"] for r in results if not r["passed"]}
+
+
+def check_references_and_skeletons(t, work):
+    for lab in labtool.LABS:
+        results, (s, m) = grade(lab, os.path.join(ROOT, "solutions", lab, "kernel.cu"), os.path.join(work, "ref"))
+        t.check(s == m and m > 0, "solutions/%s scores full marks (%g/%g)" % (lab, s, m),
+                "\n".join(r["output"] for r in results if not r["passed"]))
+        results, (s, m) = grade(lab, os.path.join(ROOT, "labs", lab, "kernel.cu"), os.path.join(work, "skel"))
+        built = not any(r["name"] == "builds" for r in results)
+        t.check(built and s == 0, "labs/%s (skeleton) builds and scores zero (%g/%g)" % (lab, s, m),
+                "\n".join(r["output"] for r in results if r["passed"] or r["name"] == "builds"))
+
+
+def check_catalogue(t, work):
+    files = sorted(os.path.relpath(p, os.path.join(ROOT, "grader", "catalogue"))
+                   for p in glob.glob(os.path.join(ROOT, "grader", "catalogue", "lab*", "*.cu")))
+    t.check(set(files) == set(CATALOGUE), "the catalogue table lists every catalogue kernel",
+            "in the folder only: %s; in the table only: %s" % (sorted(set(files) - set(CATALOGUE)),
+                                                               sorted(set(CATALOGUE) - set(files))))
+    for name in sorted(CATALOGUE):
+        must_fail, words = CATALOGUE[name]
+        lab = LAB_OF[name.split("/")[0]]
+        path = os.path.join(ROOT, "grader", "catalogue", name)
+        if not os.path.exists(path):
+            continue
+        results, (s, m) = grade(lab, path, os.path.join(work, "cat", name.replace("/", "-")))
+        failed = failing_suites(results)
+        output = "\n".join(r["output"] for r in results if not r["passed"])
+        missing = [w for w in words if w not in output]
+        if must_fail:
+            ok = failed == must_fail and not missing
+            what = "%s fails %s with '%s' (%g/%g)" % (name, " + ".join(sorted(must_fail)), "', '".join(words), s, m)
+        else:
+            ok = s == m and m > 0
+            what = "%s scores full marks (%g/%g)" % (name, s, m)
+        t.check(ok, what, "failing suites: %s\n%s" % (sorted(failed), output[:3000]))
+
+
+def check_nvcc(t):
+    nvcc = shutil.which("nvcc")
+    kernels = sorted(glob.glob(os.path.join(ROOT, "labs", "*", "*.cu")) +
+                     glob.glob(os.path.join(ROOT, "solutions", "*", "*.cu")) +
+                     glob.glob(os.path.join(ROOT, "grader", "catalogue", "*", "*.cu")))
+    if not nvcc:
+        print("skipped: nvcc not found, so %d kernels were not compiled with it" % len(kernels))
+        t.skipped += len(kernels)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in kernels:
+            rel = os.path.relpath(k, ROOT)
+            parts = rel.split(os.sep)
+            lab = parts[1] if parts[0] in ("labs", "solutions") else LAB_OF[parts[2]]
+            cmd = [nvcc, "-arch=sm_90", "-std=c++17", "-Werror", "all-warnings", "-Xcompiler", "-Wall,-Wextra",
+                   "-I", os.path.join(ROOT, "common"), "-I", os.path.join(ROOT, "labs", lab), "-c", k,
+                   "-o", os.path.join(tmp, "k.o")]
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+            t.check(proc.returncode == 0 and not proc.stderr.strip(), "nvcc sm_90, no warnings: " + rel,
+                    (proc.stdout + proc.stderr).strip())
+
+
+def main(argv):
+    t = Tally()
+    if "--nvcc-only" in argv:
+        check_nvcc(t)
+    else:
+        work = os.path.join(ROOT, "build", "selftest")
+        shutil.rmtree(work, ignore_errors=True)
+        check_references_and_skeletons(t, work)
+        check_catalogue(t, work)
+    summary = "%d passed, %d failed" % (t.passed, t.failed) + (", %d skipped" % t.skipped if t.skipped else "")
+    print(summary)
+    return 1 if t.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,14 @@
+// lab.h: lab 1 (naive matrix multiplication), the contract between your kernel.cu and the harness.
+//
+// ============================================================================================
+//   DO NOT MODIFY. The harness and the grader compile your kernel.cu against this file as is.
+// ============================================================================================
+#pragma once
+
+#include "lab_common.h"
+
+// C = A·B; A is M×K, B is K×N, C is M×N, all row-major, device pointers.
+// Called with any M, N, K >= 1.
+// The launcher picks the grid and the block, launches the kernel and returns. It does not call
+// cudaDeviceSynchronize: the harness synchronises and checks for errors.
+void matmul(const float* A, const float* B, float* C, int M, int N, int K);

@@ -1,0 +1,59 @@
+// Lab 3: boundary-safe tiled matrix multiplication, for any M, N, K >= 1.
+// C = A·B; A is M×K, B is K×N, C is M×N, all row-major, device pointers (contract in lab.h).
+// Start from your lab 2 kernel. Three things change when sizes are not multiples of TILE_WIDTH:
+// the last phase along K covers a partial tile; a load from outside A or B must put 0 in the tile
+// instead; a thread whose element is outside C must not store. Each load and the store have their
+// own bounds: A is M×K, B is K×N, C is M×N.
+// Fill in the TODO(student) lines. As handed out it builds, runs, and leaves C untouched,
+// so every test fails until the work is done.
+//
+// Build and test: make lab3
+// Compile only:   nvcc -arch=sm_90 -I common -I labs/lab3-boundary -c labs/lab3-boundary/kernel.cu
+
+#include "lab.h"
+
+static_assert(TILE_WIDTH * TILE_WIDTH <= 1024, "one thread per tile element: a block holds at most 1024 threads");
+
+// ----------------------------------------------------------------------------
+// kernel
+
+__global__ void matmul_tiled_kernel(const float* A, const float* B, float* C, int M, int N, int K) {
+    __shared__ float As[TILE_WIDTH][TILE_WIDTH];  // (TILE_WIDTH, TILE_WIDTH): this block's rows of A, one slice of K
+    __shared__ float Bs[TILE_WIDTH][TILE_WIDTH];  // (TILE_WIDTH, TILE_WIDTH): one slice of K, this block's columns of B
+
+    const int tx = threadIdx.x;
+    const int ty = threadIdx.y;
+    const int row = blockIdx.y * TILE_WIDTH + ty;
+    const int col = blockIdx.x * TILE_WIDTH + tx;
+
+    float sum = 0.0f;
+    // TODO(student): K / TILE_WIDTH drops the partial last tile when K is not a multiple of
+    //                TILE_WIDTH; count the phases with ceil_div instead (about 1 line)
+    const int num_tiles = K / TILE_WIDTH;
+    for (int tile = 0; tile < num_tiles; ++tile) {
+        // TODO(student): load A[row][tile * TILE_WIDTH + tx] into As[ty][tx] when that element is
+        //                inside A, and 0.0f otherwise (about 6 lines)
+        // TODO(student): load B[tile * TILE_WIDTH + ty][col] into Bs[ty][tx] when that element is
+        //                inside B, and 0.0f otherwise (about 6 lines)
+        // TODO(student): wait until the whole block has loaded both tiles (about 1 line)
+        // TODO(student): add As[ty][k] * Bs[k][tx] to sum for k = 0 .. TILE_WIDTH-1 (about 3 lines)
+        // TODO(student): wait until every thread is done with these tiles, before the next
+        //                phase overwrites them (about 1 line)
+    }
+
+    // TODO(student): store sum in C[row][col], only if that element is inside C (about 3 lines)
+
+    // Marks these names as used so this skeleton builds without warnings; delete it once your code uses them.
+    // (&As, &Bs and &sum: for a variable that is set but never read, nvcc accepts only the address form.)
+    (void)A; (void)B; (void)C; (void)M; (void)N; (void)row; (void)col; (void)&As; (void)&Bs; (void)&sum;
+}
+
+// ----------------------------------------------------------------------------
+// launcher
+
+void matmul(const float* A, const float* B, float* C, int M, int N, int K) {
+    dim3 block(TILE_WIDTH, TILE_WIDTH);
+    dim3 grid(ceil_div(N, TILE_WIDTH), ceil_div(M, TILE_WIDTH));  // rounds up: edge blocks hang over C
+    matmul_tiled_kernel<<<grid, block>>>(A, B, C, M, N, K);
+    CUDA_CHECK(cudaGetLastError());  // a bad launch configuration shows up here, not in the kernel
+}
