@@ -320,7 +320,7 @@ struct ShadowByte {
 };
 constexpr uint16_t kManyReaders = 0xFFFF;
 
-enum class DiagKind { kOutOfBounds, kHostAccess, kRace, kBarrier, kUninitialized, kTimeout, kMisaligned };
+enum class DiagKind { kOutOfBounds, kHostAccess, kRace, kBarrier, kUninitialized, kTimeout, kMisaligned, kUnsupported };
 
 const char* kind_name(DiagKind k) {
   switch (k) {
@@ -331,6 +331,7 @@ const char* kind_name(DiagKind k) {
     case DiagKind::kUninitialized: return "uninitialized";
     case DiagKind::kTimeout: return "timeout";
     case DiagKind::kMisaligned: return "misaligned";
+    case DiagKind::kUnsupported: return "unsupported";
   }
   return "?";
 }
@@ -1087,6 +1088,12 @@ dim3 grid_dim() { return tls_worker->launch->grid; }
 
 void launch(const LaunchSite& site, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream, ThreadEntry entry,
             void* closure) {
+  if (Worker* w = tls_worker; w && w->current) {  // a kernel launching a kernel
+    add_diag(*w, DiagKind::kUnsupported, w->current->linear, 0, 0,
+             "kernel code at " + std::string(site.file) + ":" + std::to_string(site.line) + " launches kernel '" +
+                 site.kernel + "': dynamic parallelism is not supported by the CPU emulator");
+    abort_block(*w, cudaErrorLaunchFailure);
+  }
   std::lock_guard<std::mutex> api(g_api_mutex);
   LaunchReport report;
   report.kernel = site.kernel;
