@@ -84,6 +84,11 @@ cudaError_t record(cudaError_t e) {
   return e;
 }
 
+cudaError_t record_locked(cudaError_t e) {
+  std::lock_guard<std::mutex> api(g_api_mutex);
+  return record(e);
+}
+
 // A synchronising call (cudaDeviceSynchronize, cudaMemcpy, ...) first reports what a kernel did.
 cudaError_t sync_status() {
   if (g_pending_error != cudaSuccess) {
@@ -1060,13 +1065,15 @@ void print_report(const LaunchReport& r) {
 }
 
 bool valid_launch(dim3 grid, dim3 block, size_t shmem, cudaStream_t stream, cudaError_t* error) {
+  // CUDA 13 on an H100 answers every one of these with cudaErrorInvalidValue (older runtimes said
+  // cudaErrorInvalidConfiguration); checked on the device with tests/emu/programs/launch_config.cu.
   uint64_t threads = uint64_t(block.x) * block.y * block.z;
   if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 || block.z == 0)
-    *error = cudaErrorInvalidConfiguration;
+    *error = cudaErrorInvalidValue;
   else if (block.x > 1024 || block.y > 1024 || block.z > 64 || threads > 1024)
-    *error = cudaErrorInvalidConfiguration;
+    *error = cudaErrorInvalidValue;
   else if (grid.x > 2147483647u || grid.y > 65535 || grid.z > 65535)
-    *error = cudaErrorInvalidConfiguration;
+    *error = cudaErrorInvalidValue;
   else if (shmem > 48 * 1024)
     *error = cudaErrorInvalidValue;
   else if (stream != nullptr)
@@ -1433,13 +1440,13 @@ const char* cudaGetErrorString(cudaError_t error) {
 }
 
 cudaError_t cudaGetDeviceCount(int* count) {
-  if (!count) return cudaErrorInvalidValue;
+  if (!count) return record_locked(cudaErrorInvalidValue);
   *count = 1;
   return cudaSuccess;
 }
 
 cudaError_t cudaGetDevice(int* device) {
-  if (!device) return cudaErrorInvalidValue;
+  if (!device) return record_locked(cudaErrorInvalidValue);
   *device = 0;
   return cudaSuccess;
 }
@@ -1450,8 +1457,8 @@ cudaError_t cudaSetDevice(int device) {
 }
 
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
-  if (!prop) return cudaErrorInvalidValue;
-  if (device != 0) return cudaErrorInvalidDevice;
+  if (!prop) return record_locked(cudaErrorInvalidValue);
+  if (device != 0) return record_locked(cudaErrorInvalidDevice);
   *prop = cudaDeviceProp{};
   snprintf(prop->name, sizeof prop->name, "cudaemu CPU emulator (%u worker threads)", config().workers);
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
@@ -1478,14 +1485,14 @@ struct CUevent_st {
 };
 
 cudaError_t cudaEventCreate(cudaEvent_t* event) {
-  if (!event) return cudaErrorInvalidValue;
+  if (!event) return record_locked(cudaErrorInvalidValue);
   *event = new CUevent_st();
   return cudaSuccess;
 }
 
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
-  if (!event) return cudaErrorInvalidResourceHandle;
-  if (stream) return cudaErrorInvalidResourceHandle;
+  if (!event) return record_locked(cudaErrorInvalidResourceHandle);
+  if (stream) return record_locked(cudaErrorInvalidResourceHandle);
   event->when = std::chrono::steady_clock::now();  // launches are synchronous, so "now" is when the stream gets here
   event->recorded = true;
   return cudaSuccess;
@@ -1494,14 +1501,14 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
 cudaError_t cudaEventSynchronize(cudaEvent_t event) { return event ? cudaSuccess : cudaErrorInvalidResourceHandle; }
 
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
-  if (!ms || !start || !end) return cudaErrorInvalidValue;
-  if (!start->recorded || !end->recorded) return cudaErrorInvalidResourceHandle;
+  if (!ms || !start || !end) return record_locked(cudaErrorInvalidValue);
+  if (!start->recorded || !end->recorded) return record_locked(cudaErrorInvalidResourceHandle);
   *ms = std::chrono::duration<float, std::milli>(end->when - start->when).count();
   return cudaSuccess;
 }
 
 cudaError_t cudaEventDestroy(cudaEvent_t event) {
-  if (!event) return cudaErrorInvalidResourceHandle;
+  if (!event) return record_locked(cudaErrorInvalidResourceHandle);
   delete event;
   return cudaSuccess;
 }
