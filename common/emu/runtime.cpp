@@ -1201,18 +1201,13 @@ void __sanitizer_cov_bool_flag_init(bool*, bool*) {}
 void __sanitizer_cov_pcs_init(const uintptr_t*, const uintptr_t*) {}
 
 // emucc turns llvm.memcpy/memmove/memset in instrumented code (struct copies) into these, so they count too.
-void __cudaemu_memcpy(void* dst, const void* src, size_t n, bool) {
-  uintptr_t pc = CUDAEMU_RA;
+static void counted_copy(void* dst, const void* src, size_t n, uintptr_t pc) {
   for (size_t i = 0; i < n; i += 16) on_access(reinterpret_cast<uintptr_t>(src) + i, std::min<size_t>(16, n - i), false, pc);
   for (size_t i = 0; i < n; i += 16) on_access(reinterpret_cast<uintptr_t>(dst) + i, std::min<size_t>(16, n - i), true, pc);
   memmove(dst, src, n);
 }
-void __cudaemu_memmove(void* dst, const void* src, size_t n, bool) {
-  uintptr_t pc = CUDAEMU_RA;
-  for (size_t i = 0; i < n; i += 16) on_access(reinterpret_cast<uintptr_t>(src) + i, std::min<size_t>(16, n - i), false, pc);
-  for (size_t i = 0; i < n; i += 16) on_access(reinterpret_cast<uintptr_t>(dst) + i, std::min<size_t>(16, n - i), true, pc);
-  memmove(dst, src, n);
-}
+void __cudaemu_memcpy(void* dst, const void* src, size_t n, bool) { counted_copy(dst, src, n, CUDAEMU_RA); }
+void __cudaemu_memmove(void* dst, const void* src, size_t n, bool) { counted_copy(dst, src, n, CUDAEMU_RA); }
 void __cudaemu_memset(void* dst, uint8_t value, size_t n, bool) {
   uintptr_t pc = CUDAEMU_RA;
   for (size_t i = 0; i < n; i += 16) on_access(reinterpret_cast<uintptr_t>(dst) + i, std::min<size_t>(16, n - i), true, pc);
