@@ -254,10 +254,11 @@ def cmd_lab(args):
 def grade_lab(lab, kernel, backend, work_dir):
     """Returns a list of test results: dicts with lab, name, suite, passed, output."""
     results = []
+    def not_built(why):  # the lab's only result: it scores zero
+        return [{"lab": lab, "name": "builds", "suite": "correctness", "passed": False, "output": why}]
+
     if not os.path.isfile(kernel):
-        return [{"lab": lab, "name": "builds", "suite": "correctness", "passed": False,
-                 "output": "no %s in the submission" % os.path.relpath(kernel, ROOT) if kernel.startswith(ROOT)
-                 else "no kernel.cu for %s in the submission" % lab}]
+        return not_built("no %s/kernel.cu in the submission" % lab)
     runs = [("gpu", "correctness"), ("emu", None)] if backend == "gpu" else [("emu", None)]
     for b, only_suite in runs:
         out_dir = os.path.join(work_dir, b, lab)
@@ -265,8 +266,7 @@ def grade_lab(lab, kernel, backend, work_dir):
             staged = staged_kernel(kernel, os.path.join(out_dir, "src"))
             bins = Toolchain(b).build_lab(lab, staged, out_dir, shown_as=os.path.relpath(kernel, os.getcwd()))
         except BuildError as e:
-            return [{"lab": lab, "name": "builds", "suite": "correctness", "passed": False,
-                     "output": "kernel.cu does not build:\n" + str(e)[-4000:]}]
+            return not_built("kernel.cu does not build:\n" + str(e)[-4000:])
         cases = list_test_cases(bins["tests"])
         for name, suite in cases:
             if backend == "gpu" and b == "emu" and suite == "correctness":

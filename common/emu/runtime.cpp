@@ -159,6 +159,15 @@ Allocation* live_allocation_containing(const void* p, size_t bytes) {
   return al;
 }
 
+// Gives the pages back and makes any later access fault; the addresses stay reserved, never reused.
+void release(Allocation& al) {
+  al.live = false;
+  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  size_t len = (al.bytes + page - 1) / page * page;
+  madvise(reinterpret_cast<void*>(al.base), len, MADV_DONTNEED);
+  mprotect(reinterpret_cast<void*>(al.base), len, PROT_NONE);
+}
+
 bool in_arena(const void* p) { return reinterpret_cast<uintptr_t>(p) - g_arena_base < g_arena_size; }
 
 std::string clean_variable_name(const char* expr) {
@@ -1002,7 +1011,7 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
   return s;
 }
 
-void finish_report(Launch& L, LaunchReport& r, const std::vector<Worker*>& workers) {
+void finish_report(LaunchReport& r, const std::vector<Worker*>& workers) {
   std::vector<uint64_t> load(g_allocations.size(), 0), store(g_allocations.size(), 0);
   std::map<std::tuple<int, uintptr_t, uintptr_t>, RawDiag> diags;
   uint64_t first_fatal = UINT64_MAX;
@@ -1052,7 +1061,6 @@ void finish_report(Launch& L, LaunchReport& r, const std::vector<Worker*>& worke
     out.line = l1.line;
     r.diagnostics.push_back(out);
   }
-  (void)L;
 }
 
 void print_report(const LaunchReport& r) {
@@ -1131,7 +1139,7 @@ void launch(const LaunchSite& site, dim3 grid, dim3 block, size_t shmem, cudaStr
   watch(&L);
   Pool::get().run(L);
   watch(nullptr);
-  finish_report(L, report, Pool::get().all_workers());
+  finish_report(report, Pool::get().all_workers());
   if (report.error != cudaSuccess) g_pending_error = report.error;
   print_report(report);
   write_stats_line(report);
@@ -1311,11 +1319,7 @@ cudaError_t cudaFree(void* ptr) {
   if (!ptr) return cudaSuccess;
   Allocation* al = live_allocation_containing(ptr, 1);
   if (!al || al->base != reinterpret_cast<uintptr_t>(ptr)) return record(cudaErrorInvalidValue);
-  al->live = false;
-  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  size_t len = (al->bytes + page - 1) / page * page;
-  madvise(ptr, len, MADV_DONTNEED);
-  mprotect(ptr, len, PROT_NONE);
+  release(*al);
   return cudaSuccess;
 }
 
@@ -1356,13 +1360,7 @@ cudaError_t cudaDeviceSynchronize(void) {
 cudaError_t cudaDeviceReset(void) {
   std::lock_guard<std::mutex> api(g_api_mutex);
   for (auto& al : g_allocations)
-    if (al->live) {
-      al->live = false;
-      size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-      size_t len = (al->bytes + page - 1) / page * page;
-      madvise(reinterpret_cast<void*>(al->base), len, MADV_DONTNEED);
-      mprotect(reinterpret_cast<void*>(al->base), len, PROT_NONE);
-    }
+    if (al->live) release(*al);
   g_last_error = g_sticky_error = g_pending_error = cudaSuccess;
   return cudaSuccess;
 }
