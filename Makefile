@@ -1,6 +1,6 @@
 # CUDA matrix multiplication labs: from the naive kernel to boundary-safe tiling.
 #
-#   make lab1 | lab2 | lab3     build your labs/<lab>/kernel.cu, run its tests, then a short demo
+#   make lab1 | lab2 | lab3 ... build your labs/<lab>/kernel.cu, run its tests, then a short demo
 #        KERNEL=path/to/kernel.cu   test another file instead
 #   make grade                  score every lab in labs/   (SUBMISSION=dir to score a student's folder)
 #   make test                   the project's own tests (emulator, harness, grader)
@@ -15,9 +15,12 @@ LABTOOL := $(PYTHON) grader/labtool.py
 BACKEND ?=
 backend_flag = $(if $(BACKEND),--backend $(BACKEND))
 
-.PHONY: lab1 lab2 lab3 grade test test-emulator test-grader test-nvcc bench-emu clean
+# one target per folder labs/labN-topic
+LAB_TARGETS := $(sort $(foreach d,$(wildcard labs/lab*-*/lab.h),$(firstword $(subst -, ,$(notdir $(patsubst %/,%,$(dir $(d))))))))
 
-lab1 lab2 lab3:
+.PHONY: $(LAB_TARGETS) grade test test-emulator test-grader test-nvcc bench-emu clean
+
+$(LAB_TARGETS):
 	@$(LABTOOL) lab $@ $(if $(KERNEL),--kernel $(KERNEL)) $(backend_flag)
 
 grade:
@@ -40,3 +43,6 @@ bench-emu:
 
 clean:
 	rm -rf build
+
+# Further targets (benchmarks, lesson tools, class grading) live in mk/, one file per topic.
+include $(wildcard mk/*.mk)

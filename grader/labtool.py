@@ -23,9 +23,15 @@ from xml.sax.saxutils import escape, quoteattr
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EMUCC = os.path.join(ROOT, "tools", "emucc")
-LABS = ["lab1-naive", "lab2-tiled", "lab3-boundary"]
-SHORT = {"lab1": "lab1-naive", "lab2": "lab2-tiled", "lab3": "lab3-boundary"}
-DEMOS = {"lab2-tiled": ["32", "1", "2"], "lab3-boundary": ["34", "1", "2"]}  # lab 1 runs host_flow.cu instead
+# Every folder labs/labN-topic holding a lab.h is a lab; `labN` is its short name (make labN).
+LABS = sorted((d for d in os.listdir(os.path.join(ROOT, "labs"))
+               if re.fullmatch(r"lab\d+-[a-z0-9-]+", d) and os.path.isfile(os.path.join(ROOT, "labs", d, "lab.h"))),
+              key=lambda d: int(re.match(r"lab(\d+)", d).group(1)))
+SHORT = {d.split("-")[0]: d for d in LABS}
+# The demo's WIDTH A B after the tests: all-ones inputs, so every element should be WIDTH. Lab 2 needs a multiple
+# of its tile; lab 1 runs its host_flow.cu instead.
+DEMO_ARGS = {"lab2-tiled": ["32", "1", "2"]}
+DEFAULT_DEMO_ARGS = ["34", "1", "2"]
 # Points per lab, shared equally by the test cases of each suite. Traffic and safety are only awarded to a
 # kernel whose results are right, so a skeleton scores zero.
 SUITE_POINTS = {"correctness": 60, "traffic": 25, "memory safety": 15}
@@ -138,7 +144,7 @@ class Toolchain:
         shared = [self.common_object(n, lab) for n in ("harness.cpp", "reference_gemm.cpp")]
         bins = {"tests": self.link([tests_obj, kernel_obj, self.common_object("doctest_main.cpp", lab)] + shared,
                                    os.path.join(out_dir, "tests"))}
-        if lab in DEMOS:
+        if lab != "lab1-naive":
             bins["demo"] = self.link([self.common_object("demo.cpp", lab), kernel_obj] + shared,
                                      os.path.join(out_dir, "demo"))
         elif lab == "lab1-naive":
@@ -243,7 +249,7 @@ def cmd_lab(args):
         ok = ok and proc.returncode == 0
         if b == backend and "demo" in bins:
             say("== %s: demo" % lab)
-            demo_args = DEMOS.get(lab, [])
+            demo_args = DEMO_ARGS.get(lab, DEFAULT_DEMO_ARGS)
             ok = subprocess.run([bins["demo"]] + demo_args, env=test_env()).returncode == 0 and ok
     return 0 if ok else 1
 
