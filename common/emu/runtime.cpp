@@ -8,11 +8,16 @@
 //   - inside the program's TLS block while a kernel runs (__shared__ is `static thread_local`): shared memory —
 //     counted, and tracked per byte for races and uninitialised reads;
 //   - anything else (a thread's own stack, host memory): not counted.
-// Each block runs on one worker thread; its threads are fibers (Boost.Context) switched at __syncthreads().
+// Each block runs on one worker thread; its threads are fibers switched at __syncthreads(): Boost.Context's
+// fcontext, or glibc's ucontext where Boost is missing (CUDAEMU_UCONTEXT; slower: each switch is a system call).
 #include "include/cuda_runtime.h"
 #include "include/cudaemu.h"
 
+#if defined(CUDAEMU_UCONTEXT)
+#include <ucontext.h>
+#else
 #include <boost/context/detail/fcontext.hpp>
+#endif
 #include <cxxabi.h>
 #include <dlfcn.h>
 #include <elf.h>
@@ -36,10 +41,12 @@
 #include <thread>
 #include <vector>
 
+#if !defined(CUDAEMU_UCONTEXT)
 using boost::context::detail::fcontext_t;
 using boost::context::detail::jump_fcontext;
 using boost::context::detail::make_fcontext;
 using boost::context::detail::transfer_t;
+#endif
 
 namespace cudaemu {
 namespace {
@@ -316,8 +323,15 @@ std::string shared_variable_at(uint64_t offset) {
 // ===============================================================================================================
 enum class FiberState : uint8_t { kRunning, kAtBarrier, kDone, kAborted };
 
+// A suspended fiber, or the scheduler while a fiber runs.
+#if defined(CUDAEMU_UCONTEXT)
+struct FiberContext { ucontext_t uc; };
+#else
+struct FiberContext { fcontext_t ctx = nullptr; };
+#endif
+
 struct Fiber {
-  fcontext_t ctx = nullptr;
+  FiberContext ctx{};
   uint3 idx{};
   uint32_t linear = 0;
   FiberState state = FiberState::kDone;
@@ -382,7 +396,7 @@ struct Worker {
   uint3 block_idx{};
   uint64_t block_linear = 0;
   Fiber* current = nullptr;
-  fcontext_t scheduler = nullptr;
+  FiberContext scheduler{};
   std::vector<Fiber> fibers;
   char* stacks = nullptr;
   size_t stack_stride = 0;
@@ -476,18 +490,55 @@ void add_diag(Worker& w, DiagKind kind, uint32_t thread, uintptr_t pc1, uintptr_
   add_diag_lazy(w, kind, thread, pc1, pc2, [&] { return std::move(text); });
 }
 
-void yield_to_scheduler(Worker& w) {
-  transfer_t t = jump_fcontext(w.scheduler, nullptr);
-  w.scheduler = t.fctx;
+// Context switches. A fiber runs until it calls yield_to_scheduler (at a barrier) or leave_fiber (done, aborted).
+#if defined(CUDAEMU_UCONTEXT)
+void yield_to_scheduler(Worker& w) { swapcontext(&w.current->ctx.uc, &w.scheduler.uc); }
+
+[[noreturn]] void leave_fiber(Worker& w) {
+  setcontext(&w.scheduler.uc);
+  __builtin_unreachable();
 }
+
+void fiber_main();
+
+void make_fiber_context(Fiber& f, char* stack_top, size_t stack_bytes) {
+  getcontext(&f.ctx.uc);
+  f.ctx.uc.uc_stack.ss_sp = stack_top - stack_bytes;
+  f.ctx.uc.uc_stack.ss_size = stack_bytes;
+  f.ctx.uc.uc_link = nullptr;  // fiber_main never returns: it leaves through leave_fiber
+  makecontext(&f.ctx.uc, fiber_main, 0);
+}
+
+void switch_to_fiber(Worker& w, Fiber& f) { swapcontext(&w.scheduler.uc, &f.ctx.uc); }
+#else
+void yield_to_scheduler(Worker& w) {
+  transfer_t t = jump_fcontext(w.scheduler.ctx, nullptr);
+  w.scheduler.ctx = t.fctx;
+}
+
+[[noreturn]] void leave_fiber(Worker& w) {
+  jump_fcontext(w.scheduler.ctx, nullptr);
+  __builtin_unreachable();
+}
+
+void fiber_main(transfer_t t);
+
+void make_fiber_context(Fiber& f, char* stack_top, size_t stack_bytes) {
+  f.ctx.ctx = make_fcontext(stack_top, stack_bytes, fiber_main);
+}
+
+void switch_to_fiber(Worker& w, Fiber& f) {
+  transfer_t t = jump_fcontext(f.ctx.ctx, &w);
+  f.ctx.ctx = t.fctx;
+}
+#endif
 
 // Ends the current block from inside one of its threads, as a GPU ends a kernel on a fatal error.
 [[noreturn]] void abort_block(Worker& w, cudaError_t error) {
   w.block_fatal = true;
   w.block_error = error;
   w.current->state = FiberState::kAborted;
-  jump_fcontext(w.scheduler, nullptr);
-  __builtin_unreachable();
+  leave_fiber(w);
 }
 
 [[noreturn]] void abort_for_timeout(Worker& w) {
@@ -498,29 +549,35 @@ void yield_to_scheduler(Worker& w) {
   abort_block(w, cudaErrorLaunchTimeout);
 }
 
-void fiber_main(transfer_t t) {
-  Worker& w = *static_cast<Worker*>(t.data);
-  w.scheduler = t.fctx;
+void run_fiber_body(Worker& w) {
   w.launch->entry(w.launch->closure);
   w.current->state = FiberState::kDone;
-  jump_fcontext(w.scheduler, nullptr);
+  leave_fiber(w);
 }
+
+#if defined(CUDAEMU_UCONTEXT)
+void fiber_main() { run_fiber_body(*tls_worker); }
+#else
+void fiber_main(transfer_t t) {
+  Worker& w = *static_cast<Worker*>(t.data);
+  w.scheduler.ctx = t.fctx;
+  run_fiber_body(w);
+}
+#endif
 
 void start_fiber(Worker& w, uint32_t t, size_t stack_index) {
   Fiber& f = w.fibers[t];
   f = Fiber{};
   f.linear = t;
   f.idx = unlinearize(t, w.launch->block);
-  char* top = w.stacks + (stack_index + 1) * w.stack_stride;
-  f.ctx = make_fcontext(top, config().stack_bytes, fiber_main);
+  make_fiber_context(f, w.stacks + (stack_index + 1) * w.stack_stride, config().stack_bytes);
   f.state = FiberState::kRunning;
 }
 
 void resume(Worker& w, Fiber& f) {
   w.current = &f;
   f.state = FiberState::kRunning;
-  transfer_t t = jump_fcontext(f.ctx, &w);
-  f.ctx = t.fctx;
+  switch_to_fiber(w, f);
   w.current = nullptr;
 }
 
