@@ -1,0 +1,33 @@
+# mk/gpu.mk: measuring kernels on a real GPU (tools/perf/gputool.py). Each target says so in one line and exits
+# non-zero when no GPU is usable.
+#
+#   make bench [LAB=N KERNEL=file | SUBMISSION=dir]   GFLOP/s of every lab's reference (and yours) next to cuBLAS
+#        [SIZES="512 1024"] [SHAPES="MxNxK ..."]      CSV, table and SVG plots in build/bench/
+#   make profile LAB=N [KERNEL=file] [SIZE=n]          Nsight Compute counters next to the emulator's exact count
+#   make sanitize LAB=N [KERNEL=file]                  compute-sanitizer memcheck, racecheck, synccheck, initcheck
+#   make sanitize-catalogue                            the grader's known-wrong kernels through the same four tools
+
+GPUTOOL := $(PYTHON) tools/perf/gputool.py
+lab_flag = $(if $(LAB),--lab $(LAB))
+kernel_flag = $(if $(KERNEL),--kernel $(KERNEL))
+
+.PHONY: bench profile sanitize sanitize-catalogue test-perf
+
+bench:
+	@$(GPUTOOL) bench $(lab_flag) $(kernel_flag) $(if $(SUBMISSION),--submission $(SUBMISSION)) \
+	  $(if $(SIZES),--sizes "$(SIZES)") $(if $(SHAPES),--shapes "$(SHAPES)")
+
+profile:
+	@$(GPUTOOL) profile $(lab_flag) $(kernel_flag) $(if $(SIZE),--size $(SIZE))
+
+sanitize:
+	@$(GPUTOOL) sanitize $(lab_flag) $(kernel_flag)
+
+sanitize-catalogue:
+	@$(GPUTOOL) sanitize-catalogue
+
+# CSV, tables, roofline maths and the SVG plots, on canned data (no GPU); the plots are rendered by headless Chromium.
+test-perf:
+	@$(PYTHON) tests/perf/test_perf.py
+
+test: test-perf

@@ -1,0 +1,371 @@
+#!/usr/bin/env python3
+"""gputool — measure kernels on a real GPU: what `make bench`, `make profile` and `make sanitize` run.
+
+    gputool.py bench    [--lab N --kernel FILE | --submission DIR] [--sizes ...] [--shapes MxNxK ...]
+    gputool.py profile  --lab N [--kernel FILE] [--size N]
+    gputool.py sanitize --lab N [--kernel FILE]
+    gputool.py sanitize-catalogue                  every known-wrong kernel of grader/catalogue through the four tools
+
+Without a usable GPU each command says so in one line and exits 1 (profile first prints the emulator's counts).
+Results go to build/bench, build/profile and build/sanitize.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "grader"))
+sys.path.insert(0, HERE)
+import labtool  # noqa: E402  (lab discovery, GPU detection)
+import perfdata  # noqa: E402
+import svgplot  # noqa: E402
+
+EMUCC = os.path.join(ROOT, "tools", "emucc")
+COMMON = os.path.join(ROOT, "common")
+SANITIZER_TOOLS = ["memcheck", "racecheck", "synccheck", "initcheck"]
+NCU_METRICS = {
+    "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum": "L1 bytes requested by global loads",
+    "dram__bytes_read.sum": "DRAM bytes read",
+    "sm__warps_active.avg.pct_of_peak_sustained_active": "achieved occupancy",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": "shared-memory bank conflicts (loads)",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum": "shared-memory bank conflicts (stores)",
+    "gpu__time_duration.sum": "kernel time",
+}
+
+
+def say(message):
+    print(message, flush=True)
+
+
+def need_gpu(what):
+    ok, reason = labtool.gpu_status()
+    if not ok:
+        say("make %s needs a GPU: %s" % (what, reason))
+        sys.exit(1)
+    return reason
+
+
+def lab_folder(lab):
+    name = labtool.SHORT.get(lab, labtool.SHORT.get("lab" + str(lab), lab))
+    if name not in labtool.LABS:
+        raise SystemExit("gputool: no lab '%s' (one of: %s)" % (lab, ", ".join(labtool.SHORT)))
+    return name
+
+
+def reference_kernel(lab):
+    path = os.path.join(ROOT, "solutions", lab, "kernel.cu")
+    return path if os.path.isfile(path) else None
+
+
+def slug(text):
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()
+
+
+def run_checked(cmd, what, timeout=None, **kw):
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
+    except subprocess.TimeoutExpired:
+        raise SystemExit("gputool: %s did not finish within %d s" % (what, timeout))
+    if proc.returncode != 0:
+        raise SystemExit("gputool: %s failed:\n%s" % (what, (proc.stdout + proc.stderr).strip()[-3000:]))
+    return proc.stdout
+
+
+def nvcc(sources, lab, out, extra=()):
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    arch = os.environ.get("CUDA_ARCH", "native")
+    run_checked(["nvcc", "-O2", "-std=c++17", "-arch=" + arch, "-lineinfo", "-I", COMMON,
+                 "-I", os.path.join(ROOT, "labs", lab), "-o", out] + list(sources) + list(extra),
+                "nvcc " + " ".join(os.path.relpath(s, ROOT) for s in sources))
+    return out
+
+
+def build_bench(lab, kernel, out):
+    return nvcc([os.path.join(HERE, "gemm_bench.cu"), kernel], lab, out, ["-lcublas"])
+
+
+def emulator_traffic(lab, kernel, M, N, K, out_dir):
+    """{"bytes_read", "bytes_written", ...} counted by the emulator, or None with a reason printed."""
+    probe = os.path.join(out_dir, "traffic_probe")
+    os.makedirs(out_dir, exist_ok=True)
+    cmd = [EMUCC, "-O2", "-I", COMMON, "-I", os.path.join(ROOT, "labs", lab), "-o", probe,
+           os.path.join(HERE, "traffic_probe.cpp"), kernel] + \
+        [os.path.join(COMMON, s) for s in ("harness.cpp", "reference_gemm.cpp")]
+    build = subprocess.run(cmd, capture_output=True, text=True)
+    if build.returncode != 0:
+        say("  (emulator count skipped: %s)" % (build.stderr.strip().splitlines() or ["emucc failed"])[-1])
+        return None
+    proc = subprocess.run([probe, str(M), str(N), str(K)], capture_output=True, text=True,
+                          env=dict(os.environ, CUDAEMU_QUIET="1"))
+    if proc.returncode != 0:
+        say("  (emulator count skipped: %s)" % (proc.stderr.strip().splitlines() or ["the probe failed"])[-1])
+        return None
+    return json.loads(proc.stdout)
+
+
+def lab_tile(lab):
+    """The block tile (BM, BN) the lab's traffic contract is stated for, read from its lab.h; None for naive."""
+    with open(os.path.join(ROOT, "labs", lab, "lab.h")) as f:
+        consts = dict((m.group(1), int(m.group(2))) for m in
+                      re.finditer(r"constexpr\s+int\s+(\w+)\s*=\s*(\d+)\s*;", f.read()))
+    if "BM" in consts and "BN" in consts:
+        return consts["BM"], consts["BN"]
+    if "TILE_WIDTH" in consts:
+        return consts["TILE_WIDTH"], consts["TILE_WIDTH"]
+    return None
+
+
+def formula_bytes(tile, M, N, K):
+    """Global bytes by the lab's formula: every read of A and B (naive: 2·M·N·K floats; a BM×BN block tile:
+    M·K·⌈N/BN⌉ + K·N·⌈M/BM⌉ floats) plus one store per element of C."""
+    if tile is None:
+        reads = 2 * M * N * K
+        text = "2·M·N·K·4 + M·N·4"
+    else:
+        bm, bn = tile
+        reads = M * K * -(-N // bn) + K * N * -(-M // bm)
+        text = "(M·K·⌈N/%d⌉ + K·N·⌈M/%d⌉)·4 + M·N·4" % (bn, bm)
+    return 4 * reads + 4 * M * N, text
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# make bench
+# ---------------------------------------------------------------------------------------------------------------
+def bench_kernels(args):
+    kernels = [("%s reference" % lab, lab, reference_kernel(lab)) for lab in labtool.LABS if reference_kernel(lab)]
+    if args.kernel:
+        if not args.lab:
+            raise SystemExit("gputool: KERNEL= needs LAB= (which lab's contract the kernel follows)")
+        if not os.path.isfile(args.kernel):
+            raise SystemExit("gputool: no kernel file '%s'" % args.kernel)
+        kernels.append(("%s: %s" % (lab_folder(args.lab), os.path.relpath(args.kernel)), lab_folder(args.lab),
+                        os.path.abspath(args.kernel)))
+    if args.submission:
+        found = [lab for lab in labtool.LABS if os.path.isfile(os.path.join(args.submission, lab, "kernel.cu"))]
+        if not found:
+            raise SystemExit("gputool: %s holds no <lab>/kernel.cu" % args.submission)
+        kernels += [("%s: submission" % lab, lab, os.path.abspath(os.path.join(args.submission, lab, "kernel.cu")))
+                    for lab in found]
+    return kernels
+
+
+def cmd_bench(args):
+    device = need_gpu("bench")
+    out = os.path.join(ROOT, "build", "bench")
+    os.makedirs(out, exist_ok=True)
+    sizes = [int(s) for s in args.sizes.split()]
+    shapes = ["%dx%dx%d" % (n, n, n) for n in sizes] + args.shapes.split()
+    kernels = bench_kernels(args)
+    say("bench: %s; %d kernels and cuBLAS at %s" % (device, len(kernels), ", ".join(shapes)))
+    binaries = [(label, lab, kernel, build_bench(lab, kernel, os.path.join(out, "bin", slug(label))))
+                for label, lab, kernel in kernels]
+    info = json.loads(run_checked([binaries[0][3], "--info"], "gemm_bench --info"))
+    with open(os.path.join(out, "device.json"), "w") as f:
+        json.dump(info, f, indent=2)
+    rows = []
+    csv_path = os.path.join(out, "bench.csv")
+    runs = [(perfdata.CUBLAS_FP32, binaries[0][3], "cublas-fp32"), (perfdata.CUBLAS_TF32, binaries[0][3], "cublas-tf32")]
+    runs += [(label, binary, "kernel") for label, _, _, binary in binaries]
+    for label, binary, impl in runs:
+        say("  %s" % label)
+        proc = subprocess.run([binary, "--impl", impl, "--shapes", ",".join(shapes), "--reps", str(args.reps),
+                               "--warmup", str(args.warmup)], capture_output=True, text=True, timeout=1800)
+        got = [perfdata.parse_bench_line(label, l) for l in proc.stdout.splitlines() if l.strip()]
+        rows += got
+        with open(csv_path, "w") as f:  # rewritten after every kernel: a later crash loses nothing measured
+            f.write(perfdata.write_csv(rows, perfdata.BENCH_FIELDS))
+        if proc.returncode != 0 or proc.stderr.strip():
+            say("    " + (proc.stderr.strip() or "exit status %d" % proc.returncode).replace("\n", "\n    "))
+    table = perfdata.bench_table(rows)
+    say("\n" + table)
+    series = {}
+    for r in rows:
+        if r["M"] == r["N"] == r["K"] and r["verified"] and r["kernel"] != perfdata.CUBLAS_TF32:
+            series.setdefault(r["kernel"], []).append((r["M"], r["gflops"]))
+    with open(os.path.join(out, "gflops.svg"), "w") as f:
+        f.write(svgplot.throughput_chart(series, title="SGEMM on %s: GFLOP/s against n" % info["name"]))
+    roof = perfdata.Roofline(info)
+    points = roofline_points(binaries, rows, args.roofline_size, out)
+    if points:
+        with open(os.path.join(out, "roofline.svg"), "w") as f:
+            f.write(svgplot.roofline_chart(roof, points, "Roofline at n = %d: %s" % (args.roofline_size, info["name"])))
+    with open(os.path.join(out, "bench.md"), "w") as f:
+        f.write("%s (peak FP32 %s GFLOP/s, DRAM %s GB/s)\n\n%s\n" % (
+            info["name"], perfdata.thousands(roof.peak_flops / 1e9), perfdata.thousands(roof.bandwidth / 1e9), table))
+    say("\nwrote build/bench/bench.csv, bench.md, gflops.svg%s" % (", roofline.svg" if points else ""))
+    return 0 if all(r["verified"] for r in rows) else 1
+
+
+def roofline_points(binaries, rows, n, out):
+    points = []
+    for label, lab, kernel, _ in binaries:
+        measured = [r for r in rows if r["kernel"] == label and r["M"] == r["N"] == r["K"] == n and r["verified"]]
+        if not measured:
+            continue
+        counts = emulator_traffic(lab, kernel, n, n, n, os.path.join(out, "emu", slug(label)))
+        if counts:
+            moved = counts["bytes_read"] + counts["bytes_written"]
+            points.append((label, perfdata.intensity(n, n, n, moved), measured[0]["gflops"]))
+    return points
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# make profile
+# ---------------------------------------------------------------------------------------------------------------
+def cmd_profile(args):
+    lab = lab_folder(args.lab)
+    kernel = os.path.abspath(args.kernel) if args.kernel else reference_kernel(lab) or \
+        os.path.join(ROOT, "labs", lab, "kernel.cu")
+    if not os.path.isfile(kernel):
+        raise SystemExit("gputool: no kernel file '%s'" % kernel)
+    n = args.size
+    out = os.path.join(ROOT, "build", "profile", slug(lab + "-" + os.path.relpath(kernel, ROOT)))
+    expected, formula = formula_bytes(lab_tile(lab), n, n, n)
+    counts = emulator_traffic(lab, kernel, n, n, n, out)
+    rows = [["global bytes by the formula %s" % formula, "{:,}".format(expected)],
+            ["global bytes counted by the emulator (loads + stores)",
+             "{:,}".format(counts["bytes_read"] + counts["bytes_written"]) if counts else "–"]]
+    title = "%s, %s, n = %d" % (lab, os.path.relpath(kernel, ROOT), n)
+    ok, reason = labtool.gpu_status()
+    if not ok:
+        say("## " + title + "\n\n" + perfdata.markdown_table(["quantity", "value"], rows))
+        say("make profile needs a GPU for the hardware counters: %s" % reason)
+        return 1
+    if not shutil.which("ncu"):
+        say("make profile needs Nsight Compute (ncu) on the PATH")
+        return 1
+    binary = build_bench(lab, kernel, os.path.join(out, "gemm_bench"))
+    proc = subprocess.run(["ncu", "--csv", "--print-units", "base", "--metrics", ",".join(NCU_METRICS), binary,
+                           "--profile", "%dx%dx%d" % (n, n, n)], capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        raise SystemExit("gputool: ncu failed: %s" % (proc.stdout + proc.stderr).strip()[-2000:])
+    launches = perfdata.parse_ncu_csv(proc.stdout)
+    for launch_id, m in sorted(launches.items()):
+        table = list(rows)
+        for metric, what in NCU_METRICS.items():
+            v = m.get(metric)
+            if v is None:
+                cell = "–"
+            elif metric.endswith("pct_of_peak_sustained_active"):
+                cell = "%.1f %%" % v
+            elif metric.startswith("gpu__time"):
+                cell = "%.3f ms" % (v / 1e6)
+            elif "bytes" in metric:
+                cell = "{:,} ({})".format(int(v), perfdata.si_bytes(v))
+            else:
+                cell = "{:,}".format(int(v))
+            table.append(["%s (%s)" % (what, metric), cell])
+        text = "## %s — kernel %s\n\n%s\n" % (title, m["kernel"], perfdata.markdown_table(["quantity", "value"], table))
+        say(text)
+        with open(os.path.join(out, "profile.md"), "a" if launch_id else "w") as f:
+            f.write(text + "\n")
+    say("wrote %s" % os.path.relpath(os.path.join(out, "profile.md"), os.getcwd()))
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# make sanitize
+# ---------------------------------------------------------------------------------------------------------------
+def sanitize_one(lab, kernel, out):
+    """[(tool, verdict line)] for one kernel: its lab's correctness tests under each compute-sanitizer tool."""
+    binary = nvcc([os.path.join(ROOT, "labs", lab, "tests.cpp"), kernel] +
+                  [os.path.join(COMMON, s) for s in ("harness.cpp", "reference_gemm.cpp", "doctest_main.cpp")],
+                  lab, os.path.join(out, "tests"))
+    verdicts = []
+    for tool in SANITIZER_TOOLS:
+        cmd = ["compute-sanitizer", "--tool", tool, "--print-limit", "3", binary, "--test-case-exclude=large*"]
+        if tool == "racecheck":
+            cmd[3:3] = ["--racecheck-report", "hazard"]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+            text, timed_out = proc.stdout + proc.stderr, False
+        except subprocess.TimeoutExpired as e:
+            text, timed_out = (e.stdout or b"").decode(errors="replace"), True
+        with open(os.path.join(out, tool + ".log"), "w") as f:
+            f.write(text)
+        verdicts.append((tool, perfdata.sanitizer_verdict(tool, text, timed_out)))
+    return verdicts
+
+
+def cmd_sanitize(args):
+    need_gpu("sanitize")
+    if not shutil.which("compute-sanitizer"):
+        say("make sanitize needs compute-sanitizer on the PATH (CUDA Toolkit)")
+        return 1
+    lab = lab_folder(args.lab)
+    kernel = os.path.abspath(args.kernel) if args.kernel else os.path.join(ROOT, "labs", lab, "kernel.cu")
+    if not os.path.isfile(kernel):
+        raise SystemExit("gputool: no kernel file '%s'" % kernel)
+    out = os.path.join(ROOT, "build", "sanitize", slug(lab + "-" + os.path.relpath(kernel, ROOT)))
+    say("sanitize: %s with %s's tests (logs in %s)" % (os.path.relpath(kernel, ROOT), lab, os.path.relpath(out, ROOT)))
+    verdicts = sanitize_one(lab, kernel, out)
+    for _, line in verdicts:
+        say("  " + line)
+    return 0 if all(v.endswith(": clean") for _, v in verdicts) else 1
+
+
+def cmd_sanitize_catalogue(args):
+    need_gpu("sanitize-catalogue")
+    import selftest  # the catalogue and what the emulator must report for each kernel
+    rows = []
+    for name, (suites, messages) in selftest.CATALOGUE.items():
+        short, file = name.split("/")
+        lab = lab_folder(short)
+        kernel = os.path.join(ROOT, "grader", "catalogue", name)
+        say("  %s" % name)
+        verdicts = dict(sanitize_one(lab, kernel, os.path.join(ROOT, "build", "sanitize", "catalogue", slug(name))))
+        cells = [short_verdict(verdicts[t]) for t in SANITIZER_TOOLS]
+        emulator = ("fails %s: %s" % (", ".join(sorted(suites)), "; ".join(messages))) if suites else "passes"
+        rows.append([name] + cells + [emulator])
+    table = perfdata.markdown_table(["kernel"] + SANITIZER_TOOLS + ["emulator (make grade)"], rows,
+                                    ["l"] * (len(SANITIZER_TOOLS) + 2))
+    path = os.path.join(ROOT, "build", "sanitize", "catalogue.md")
+    with open(path, "w") as f:
+        f.write(table + "\n")
+    say("\n" + table + "\n\nwrote build/sanitize/catalogue.md")
+    return 0
+
+
+def short_verdict(line):
+    body = line.split(": ", 1)[1]
+    if body == "clean":
+        return "clean"
+    m = re.match(r"(\d+) errors?: (.*)", body)
+    return "**%s** (%s)" % (m.group(2)[:70], m.group(1)) if m else body
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(prog="gputool", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("bench")
+    p.add_argument("--lab")
+    p.add_argument("--kernel")
+    p.add_argument("--submission")
+    p.add_argument("--sizes", default="512 1024 2048 4096 8192")
+    p.add_argument("--shapes", default="1000x1200x800 8192x1024x4096 1024x8192x4096 4096x4096x1023")
+    p.add_argument("--reps", type=int, default=10)
+    p.add_argument("--warmup", type=int, default=2)
+    p.add_argument("--roofline-size", type=int, default=1024)
+    p = sub.add_parser("profile")
+    p.add_argument("--lab", default="3")
+    p.add_argument("--kernel")
+    p.add_argument("--size", type=int, default=2048)
+    p = sub.add_parser("sanitize")
+    p.add_argument("--lab", default="3")
+    p.add_argument("--kernel")
+    sub.add_parser("sanitize-catalogue")
+    args = parser.parse_args(argv)
+    return {"bench": cmd_bench, "profile": cmd_profile, "sanitize": cmd_sanitize,
+            "sanitize-catalogue": cmd_sanitize_catalogue}[args.command](args)
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except KeyboardInterrupt:
+        sys.exit(130)
