@@ -18,6 +18,12 @@ inline std::vector<Problem> random_squares(std::initializer_list<int> sizes, uin
   return out;
 }
 
+// Floats a kernel reads from A and B when each block computes a bm×bn tile of C and loads only elements inside
+// A and B: every block row reads its rows of A once, every block column its columns of B once.
+inline uint64_t block_tile_floats(const Problem& p, int bm, int bn) {
+  return uint64_t(p.M) * p.K * ceil_div(p.N, bn) + uint64_t(p.K) * p.N * ceil_div(p.M, bm);
+}
+
 // One doctest check per verdict, so a failure is reported once with the whole story.
 inline void expect(const Verdict& v) { CHECK_MESSAGE(v.ok, v.message); }
 

@@ -47,8 +47,25 @@ CATALOGUE = {
     "lab3/tile32.cu": (set(), []),
     "lab3/guard_in_inner_loop.cu": (set(), []),
     "lab3/ternary_loads.cu": (set(), []),
+    "lab4/tiled16_in_lab4.cu": ({"traffic"}, ["your kernel read", "a kernel with 64×64 block tiles reads at most 18,816"]),
+    "lab4/missing_second_barrier.cu": (ALL_SUITES, ["race on shared memory", "overwrites it"]),
+    "lab4/wrong_register_index.cu": (ALL_SUITES, ["elements are wrong"]),
+    # At 55×48·48×43 a 64×64 and a 128×128 block tile read the same; the 130×36·36×260 case tells them apart.
+    "lab5/coarsened64_in_lab5.cu": ({"traffic"}, ["your kernel read",
+                                                  "a kernel with 128×128 block tiles reads at most 131,040"]),
+    "lab5/missing_second_barrier.cu": (ALL_SUITES, ["race on shared memory", "overwrites it"]),
+    "lab5/wrong_register_tile_index.cu": (ALL_SUITES, ["elements are wrong"]),
+    "lab5/float4_for_any_shape.cu": (ALL_SUITES, ["out-of-bounds load"]),
+    "lab5/scalar_loads_only.cu": (set(), []),
+    # Lab 5's kernel in lab 6 scores full marks: warp tiling and double buffering leave global traffic unchanged.
+    "lab6/register_tiled_in_lab6.cu": (set(), []),
+    "lab6/missing_stage_barrier.cu": (ALL_SUITES, ["race on shared memory", "__syncthreads() missing"]),
+    "lab6/single_stage.cu": (ALL_SUITES, ["race on shared memory", "overwrites it"]),
+    "lab6/wrong_warp_placement.cu": (ALL_SUITES, ["never wrote it", "stored more than once"]),
+    "lab6/float4_for_any_shape.cu": (ALL_SUITES, ["out-of-bounds load"]),
 }
-LAB_OF = {"lab1": "lab1-naive", "lab2": "lab2-tiled", "lab3": "lab3-boundary"}
+LAB_OF = {"lab1": "lab1-naive", "lab2": "lab2-tiled", "lab3": "lab3-boundary", "lab4": "lab4-coarsening",
+          "lab5": "lab5-register-tiling", "lab6": "lab6-warptiling"}
 
 
 class Tally:

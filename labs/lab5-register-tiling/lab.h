@@ -1,0 +1,25 @@
+// lab.h: lab 5 (2D register tiling), the contract between your kernel.cu and the harness.
+//
+// ============================================================================================
+//   DO NOT MODIFY. The harness and the grader compile your kernel.cu against this file as is.
+// ============================================================================================
+#pragma once
+
+#include "lab_common.h"
+
+// The block tile: each block computes a BM×BN tile of C, walking K in slices of BK.
+// Each thread computes a TM×TN tile of C held in registers.
+// The traffic test allows what a BM×BN block tile reads; a kernel with a bigger block tile reads less.
+constexpr int BM = 128;  // rows of C per block
+constexpr int BN = 128;  // columns of C per block
+constexpr int BK = 8;    // the slice of K each phase loads into shared memory
+constexpr int TM = 8;    // rows of C per thread
+constexpr int TN = 8;    // columns of C per thread
+
+// C = A·B; A is M×K, B is K×N, C is M×N, all row-major, device pointers.
+// Called with any M, N, K >= 1: tiles at the right and bottom edges may be partial. The pointers come from
+// cudaMalloc, but a float4 load from A + row*K is only 16-byte aligned when K is a multiple of 4 (B and C:
+// when N is).
+// The launcher picks the grid and the block, launches the kernel and returns. It does not call
+// cudaDeviceSynchronize: the harness synchronises and checks for errors.
+void matmul(const float* A, const float* B, float* C, int M, int N, int K);

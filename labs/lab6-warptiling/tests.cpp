@@ -1,0 +1,74 @@
+// tests.cpp — lab 6: warp tiling and double buffering, float4 loads, for any M, N, K >= 1.
+//
+// Correctness on lab 3's sizes, which take the scalar path (K or N not a multiple of 4), and on sizes that take
+// the float4 path with partial tiles; on the emulator also traffic (a BM×BN block tile with guarded loads reads at
+// most M·K·⌈N/128⌉ + K·N·⌈M/128⌉ floats), stores, and memory safety, on both paths. Warp tiling and double
+// buffering change shared-memory traffic and latency, not global traffic, so the bound is lab 5's. K = 48, 97
+// and 132 take 3, 7 and 9 phases of 16: both stages are used, and the last phase has either parity.
+#include "lab_tests.h"
+
+static_assert(BM == 128 && BN == 128, "the traffic tests' names state a 128×128 block tile");
+
+TEST_SUITE("correctness") {
+  TEST_CASE("width=34 with A = 1, B = 2: every value is 68.0") { expect_constant_case(34); }
+
+  TEST_CASE("4x4 with values 1..16: C[0][0] = 90") { expect_counting_case(); }
+
+  TEST_CASE("seeded random data, A != B^T") { expect_correct({random_problem(37, 37, 37, 1)}); }
+
+  TEST_CASE("rectangular, M != N != K") {
+    expect_correct({random_problem(55, 43, 48, 2),
+                    random_problem(7, 61, 3, 3),
+                    random_problem(33, 1, 65, 4)});
+  }
+
+  TEST_CASE("sizes 1, 15, 16, 17 and primes") {
+    expect_correct(random_squares({1, 15, 16, 17, 31, 97}, 5));
+    expect_correct({random_problem(13, 29, 7, 6)});
+  }
+
+  TEST_CASE("K and N multiples of 4 (float4 loads), partial tiles: 130x36 * 36x260 and 20x12 * 12x8") {
+    expect_correct({random_problem(130, 260, 36, 13), random_problem(20, 8, 12, 16)});
+  }
+
+  TEST_CASE("only one of K and N a multiple of 4: 70x30 * 30x132 and 70x132 * 132x30") {
+    expect_correct({random_problem(70, 132, 30, 17), random_problem(70, 30, 132, 18)});
+  }
+
+#ifndef CUDAEMU  // about 2 GFLOP: seconds on a GPU, minutes on the emulator
+  TEST_CASE("large: 1000x800 * 800x1200") { expect_correct({random_problem(1000, 1200, 800, 7)}); }
+#endif
+}
+
+#ifdef CUDAEMU
+TEST_SUITE("traffic") {
+  TEST_CASE("reads at most M*K*ceil(N/128) + K*N*ceil(M/128) floats (55x48 * 48x43)") {
+    Problem p = random_problem(55, 43, 48, 8);
+    expect(check_reads_at_most(p, run_student(p), block_tile_floats(p, BM, BN) * sizeof(float),
+                               "a kernel with 128×128 block tiles"));
+  }
+
+  TEST_CASE("reads at most M*K*ceil(N/128) + K*N*ceil(M/128) floats (130x36 * 36x260)") {
+    Problem p = random_problem(130, 260, 36, 14);
+    expect(check_reads_at_most(p, run_student(p), block_tile_floats(p, BM, BN) * sizeof(float),
+                               "a kernel with 128×128 block tiles"));
+  }
+
+  TEST_CASE("every element of C written exactly once, by kernel code") {
+    Problem p = random_problem(55, 43, 48, 9);
+    expect(check_written_once(p, run_student(p)));
+    Problem q = random_problem(130, 260, 36, 19);
+    expect(check_written_once(q, run_student(q)));
+  }
+}
+
+TEST_SUITE("memory safety") {
+  TEST_CASE("no race, divergent barrier, uninitialised shared read or out-of-bounds access") {
+    expect_clean({random_problem(1, 1, 1, 10),
+                  random_problem(17, 33, 5, 11),
+                  random_problem(55, 43, 48, 12),
+                  random_problem(130, 260, 36, 15),
+                  random_problem(70, 132, 30, 20)});
+  }
+}
+#endif
