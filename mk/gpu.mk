@@ -6,12 +6,13 @@
 #   make profile LAB=N [KERNEL=file] [SIZE=n]          Nsight Compute counters next to the emulator's exact count
 #   make sanitize LAB=N [KERNEL=file]                  compute-sanitizer memcheck, racecheck, synccheck, initcheck
 #   make sanitize-catalogue                            the grader's known-wrong kernels through the same four tools
+#   make autotune [SIZE=n]                             sweeps lab 6's tile shape (-D LAB6_...), fastest first
 
 GPUTOOL := $(PYTHON) tools/perf/gputool.py
 lab_flag = $(if $(LAB),--lab $(LAB))
 kernel_flag = $(if $(KERNEL),--kernel $(KERNEL))
 
-.PHONY: bench profile sanitize sanitize-catalogue test-perf
+.PHONY: bench profile sanitize sanitize-catalogue autotune test-perf
 
 bench:
 	@$(GPUTOOL) bench $(lab_flag) $(kernel_flag) $(if $(SUBMISSION),--submission $(SUBMISSION)) \
@@ -25,6 +26,9 @@ sanitize:
 
 sanitize-catalogue:
 	@$(GPUTOOL) sanitize-catalogue
+
+autotune:
+	@$(GPUTOOL) autotune $(if $(SIZE),--size $(SIZE))
 
 # CSV, tables, roofline maths and the SVG plots, on canned data (no GPU); the plots are rendered by headless Chromium.
 test-perf:

@@ -5,11 +5,14 @@
     gputool.py profile  --lab N [--kernel FILE] [--size N]
     gputool.py sanitize --lab N [--kernel FILE]
     gputool.py sanitize-catalogue                  every known-wrong kernel of grader/catalogue through the four tools
+    gputool.py autotune [--size N]                 sweeps the lab 6 reference's tile shape, fastest first
 
 Without a usable GPU each command says so in one line and exits 1 (profile first prints the emulator's counts).
 Results go to build/bench, build/profile and build/sanitize.
 """
 import argparse
+import concurrent.futures
+import itertools
 import json
 import os
 import re
@@ -271,11 +274,15 @@ def cmd_profile(args):
 # ---------------------------------------------------------------------------------------------------------------
 # make sanitize
 # ---------------------------------------------------------------------------------------------------------------
-def sanitize_one(lab, kernel, out):
-    """[(tool, verdict line)] for one kernel: its lab's correctness tests under each compute-sanitizer tool."""
-    binary = nvcc([os.path.join(ROOT, "labs", lab, "tests.cpp"), kernel] +
-                  [os.path.join(COMMON, s) for s in ("harness.cpp", "reference_gemm.cpp", "doctest_main.cpp")],
-                  lab, os.path.join(out, "tests"))
+def build_tests(lab, kernel, out):
+    return nvcc([os.path.join(ROOT, "labs", lab, "tests.cpp"), kernel] +
+                [os.path.join(COMMON, s) for s in ("harness.cpp", "reference_gemm.cpp", "doctest_main.cpp")],
+                lab, os.path.join(out, "tests"))
+
+
+def sanitize_binary(binary, out):
+    """[(tool, verdict line)]: the lab's correctness tests (all but the large case) under each compute-sanitizer
+    tool; the full reports go to out/<tool>.log."""
     verdicts = []
     for tool in SANITIZER_TOOLS:
         cmd = ["compute-sanitizer", "--tool", tool, "--print-limit", "3", binary, "--test-case-exclude=large*"]
@@ -303,7 +310,7 @@ def cmd_sanitize(args):
         raise SystemExit("gputool: no kernel file '%s'" % kernel)
     out = os.path.join(ROOT, "build", "sanitize", slug(lab + "-" + os.path.relpath(kernel, ROOT)))
     say("sanitize: %s with %s's tests (logs in %s)" % (os.path.relpath(kernel, ROOT), lab, os.path.relpath(out, ROOT)))
-    verdicts = sanitize_one(lab, kernel, out)
+    verdicts = sanitize_binary(build_tests(lab, kernel, out), out)
     for _, line in verdicts:
         say("  " + line)
     return 0 if all(v.endswith(": clean") for _, v in verdicts) else 1
@@ -311,23 +318,112 @@ def cmd_sanitize(args):
 
 def cmd_sanitize_catalogue(args):
     need_gpu("sanitize-catalogue")
-    import selftest  # the catalogue and what the emulator must report for each kernel
+    import selftest  # the catalogue, and what the emulator must report for each kernel (checked by make test)
+    jobs = []
+    for name in selftest.CATALOGUE:
+        out = os.path.join(ROOT, "build", "sanitize", "catalogue", slug(name))
+        jobs.append((name, lab_folder(name.split("/")[0]), os.path.join(ROOT, "grader", "catalogue", name), out))
+    say("sanitize-catalogue: building %d kernels' tests" % len(jobs))
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+        binaries = list(pool.map(lambda j: build_tests(j[1], j[2], j[3]), jobs))
+    say("sanitize-catalogue: four tools on each")
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:  # separate processes share the GPU
+        verdicts = list(pool.map(lambda jb: dict(sanitize_binary(jb[1], jb[0][3])), zip(jobs, binaries)))
     rows = []
-    for name, (suites, messages) in selftest.CATALOGUE.items():
-        short, file = name.split("/")
-        lab = lab_folder(short)
-        kernel = os.path.join(ROOT, "grader", "catalogue", name)
-        say("  %s" % name)
-        verdicts = dict(sanitize_one(lab, kernel, os.path.join(ROOT, "build", "sanitize", "catalogue", slug(name))))
-        cells = [short_verdict(verdicts[t]) for t in SANITIZER_TOOLS]
+    for (name, _, _, _), v in zip(jobs, verdicts):
+        suites, messages = selftest.CATALOGUE[name]
         emulator = ("fails %s: %s" % (", ".join(sorted(suites)), "; ".join(messages))) if suites else "passes"
-        rows.append([name] + cells + [emulator])
+        rows.append([name] + [short_verdict(v[t]) for t in SANITIZER_TOOLS] + [emulator])
     table = perfdata.markdown_table(["kernel"] + SANITIZER_TOOLS + ["emulator (make grade)"], rows,
                                     ["l"] * (len(SANITIZER_TOOLS) + 2))
-    path = os.path.join(ROOT, "build", "sanitize", "catalogue.md")
-    with open(path, "w") as f:
+    with open(os.path.join(ROOT, "build", "sanitize", "catalogue.md"), "w") as f:
         f.write(table + "\n")
     say("\n" + table + "\n\nwrote build/sanitize/catalogue.md")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# make autotune
+# ---------------------------------------------------------------------------------------------------------------
+TUNABLE = ["BM", "BN", "BK", "WM", "WN", "WMITER", "WNITER", "TM", "TN", "MIN_BLOCKS"]
+
+
+def lab6_candidates():
+    """Tile shapes of the lab 6 reference worth timing: the kernel's static_asserts hold, 128 or 256 threads,
+    64 or 128 outputs per thread, float4 register tiles, and a block tile at least lab.h's 128×128 (so the lab's
+    traffic bound still holds)."""
+    out = []
+    for bm, bn, bk, wm, wn, wmiter, wniter, min_blocks in itertools.product(
+            (128, 256), (128, 256), (8, 16), (32, 64, 128), (32, 64, 128), (1, 2, 4), (1, 2, 4), (1, 2)):
+        tm = tn = 4
+        if bm % wm or bn % wn or wm % wmiter or wn % wniter:
+            continue
+        threads = 32 * (bm // wm) * (bn // wn)
+        sub_m, sub_n = wm // wmiter, wn // wniter
+        outputs = wmiter * tm * wniter * tn
+        if threads not in (128, 256) or sub_m % tm or sub_n % tn or (sub_m // tm) * (sub_n // tn) != 32:
+            continue
+        if (bm * bk // 4) % threads or (bk * bn // 4) % threads or 2 * bk * (bm + bn) * 4 > 48 * 1024:
+            continue
+        if outputs not in (64, 128) or (min_blocks == 2 and outputs == 128):  # 128 outputs need > 128 registers
+            continue
+        out.append(dict(zip(TUNABLE, (bm, bn, bk, wm, wn, wmiter, wniter, tm, tn, min_blocks))))
+    return out
+
+
+def cmd_autotune(args):
+    device = need_gpu("autotune")
+    lab = lab_folder("6")
+    kernel = reference_kernel(lab)
+    if not kernel:
+        raise SystemExit("gputool: autotune tunes solutions/%s/kernel.cu, which this tree does not have" % lab)
+    out = os.path.join(ROOT, "build", "autotune")
+    os.makedirs(out, exist_ok=True)
+    candidates = lab6_candidates()
+    say("autotune: %s; %d tile shapes of %s at %d³" % (device, len(candidates), lab, args.size))
+    arch = os.environ.get("CUDA_ARCH", "native")
+    bench_obj = os.path.join(out, "gemm_bench.o")
+    run_checked(["nvcc", "-O2", "-std=c++17", "-arch=" + arch, "-I", COMMON, "-I", os.path.join(ROOT, "labs", lab),
+                 "-c", os.path.join(HERE, "gemm_bench.cu"), "-o", bench_obj], "nvcc gemm_bench.cu")
+
+    def build(c):
+        name = "-".join("%s%d" % (k, v) for k, v in c.items())
+        binary = os.path.join(out, name)
+        proc = subprocess.run(["nvcc", "-O2", "-std=c++17", "-arch=" + arch, "-I", COMMON, "-I",
+                               os.path.join(ROOT, "labs", lab)] + ["-DLAB6_%s=%d" % kv for kv in c.items()] +
+                              ["-o", binary, kernel, bench_obj, "-lcublas"], capture_output=True, text=True)
+        return binary if proc.returncode == 0 else None
+
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+        binaries = list(pool.map(build, candidates))
+    shapes = "%dx%dx%d" % (args.size, args.size, args.size)
+    rows = []
+    for c, binary in zip(candidates, binaries):
+        row = dict(c, gflops=0.0, status="did not compile")
+        if binary:
+            proc = subprocess.run([binary, "--impl", "kernel", "--shapes", shapes, "--reps", "5", "--warmup", "2"],
+                                  capture_output=True, text=True, timeout=300)
+            lines = [l for l in proc.stdout.splitlines() if l.strip()]
+            if proc.returncode == 0 and lines:
+                r = perfdata.parse_bench_line("lab6", lines[-1])
+                row.update(gflops=r["gflops"], status="ok" if r["verified"] else "wrong")
+            else:
+                row["status"] = "failed: " + (proc.stderr.strip().splitlines() or ["?"])[-1]
+        rows.append(row)
+    cublas = subprocess.run([next(b for b in binaries if b), "--impl", "cublas-fp32", "--shapes", shapes, "--reps", "5"],
+                            capture_output=True, text=True).stdout.strip().splitlines()
+    cublas_gflops = perfdata.parse_bench_line(perfdata.CUBLAS_FP32, cublas[-1])["gflops"] if cublas else 0
+    rows.sort(key=lambda r: -r["gflops"])
+    with open(os.path.join(out, "autotune.csv"), "w") as f:
+        f.write(perfdata.write_csv(rows, TUNABLE + ["gflops", "status"]))
+    table = [[" ".join("%s=%d" % (k, r[k]) for k in TUNABLE), perfdata.thousands(r["gflops"]),
+              "%d %%" % round(100 * r["gflops"] / cublas_gflops) if cublas_gflops else "–", r["status"]]
+             for r in rows[:args.top]]
+    say(perfdata.markdown_table(["tile shape (-D LAB6_...)", "GFLOP/s", "% of cuBLAS FP32", "status"], table))
+    say("cuBLAS FP32 in the same run: %s GFLOP/s" % perfdata.thousands(cublas_gflops))
+    best = rows[0]
+    say("best: " + " ".join("-DLAB6_%s=%d" % (k, best[k]) for k in TUNABLE))
+    say("wrote build/autotune/autotune.csv")
     return 0
 
 
@@ -359,9 +455,12 @@ def main(argv):
     p.add_argument("--lab", default="3")
     p.add_argument("--kernel")
     sub.add_parser("sanitize-catalogue")
+    p = sub.add_parser("autotune")
+    p.add_argument("--size", type=int, default=4096)
+    p.add_argument("--top", type=int, default=15)
     args = parser.parse_args(argv)
     return {"bench": cmd_bench, "profile": cmd_profile, "sanitize": cmd_sanitize,
-            "sanitize-catalogue": cmd_sanitize_catalogue}[args.command](args)
+            "sanitize-catalogue": cmd_sanitize_catalogue, "autotune": cmd_autotune}[args.command](args)
 
 
 if __name__ == "__main__":
