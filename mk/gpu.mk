@@ -6,7 +6,7 @@
 #   make profile LAB=N [KERNEL=file] [SIZE=n]          Nsight Compute counters next to the emulator's exact count
 #   make sanitize LAB=N [KERNEL=file]                  compute-sanitizer memcheck, racecheck, synccheck, initcheck
 #   make sanitize-catalogue                            the grader's known-wrong kernels through the same four tools
-#   make autotune [SIZE=n]                             sweeps lab 6's tile shape (-D LAB6_...), fastest first
+#   make autotune [SIZE=n] [WIDE=1] [ONLY=BN=256,...]  sweeps lab 6's tile shape (-D LAB6_...), fastest first
 
 GPUTOOL := $(PYTHON) tools/perf/gputool.py
 lab_flag = $(if $(LAB),--lab $(LAB))
@@ -28,7 +28,7 @@ sanitize-catalogue:
 	@$(GPUTOOL) sanitize-catalogue
 
 autotune:
-	@$(GPUTOOL) autotune $(if $(SIZE),--size $(SIZE))
+	@$(GPUTOOL) autotune $(if $(SIZE),--size $(SIZE)) $(if $(WIDE),--wide) $(if $(ONLY),--only $(ONLY))
 
 # CSV, tables, roofline maths and the SVG plots, on canned data (no GPU); the plots are rendered by headless Chromium.
 test-perf:

@@ -2,10 +2,11 @@
 // C = A·B; A is M×K, B is K×N, C is M×N, all row-major, device pointers (contract in lab.h).
 // FP32 FFMA only: no tensor cores, no inline PTX.
 //
-// - Block tile BM×BN (default 128×128) with 256 threads = 8 warps; K walked in slices of BK = 16.
-// - Warp tile: warp w computes a WM×WN = 64×32 part of the block tile, in WMITER×WNITER = 2×2 steps of a
-//   32×16 sub-tile; the warp's 32 threads cover a sub-tile as an 8×4 grid of TM×TN = 4×4 register tiles. A
-//   thread holds (WMITER·TM)×(WNITER·TN) = 8×8 outputs, spread over the warp tile in 4×4 pieces.
+// - Block tile BM×BN = 128×256 with 256 threads = 8 warps; K walked in slices of BK = 16. (lab.h's contract is
+//   128×128; a bigger block tile reads less, so lab 6's traffic bound still holds.)
+// - Warp tile: warp w computes a WM×WN = 128×32 part of the block tile, in WMITER×WNITER = 2×4 steps of a
+//   64×8 sub-tile; the warp's 32 threads cover a sub-tile as a 16×2 grid of TM×TN = 4×4 register tiles. A
+//   thread holds (WMITER·TM)×(WNITER·TN) = 8×16 outputs, spread over the warp tile in 4×4 pieces.
 // - Shared memory: A stored transposed (As[k][m]), so every shared load is a 16-byte float4 (LDS.128) of 4
 //   consecutive floats. A quarter-warp's float4 loads from As hit 2 addresses (a broadcast each) and from
 //   Bs 4 consecutive ones: no bank conflicts. The transposed stores are conflict-free without padding: a
@@ -16,13 +17,14 @@
 // - Edges: global loads are float4 when K % 4 == 0 and N % 4 == 0 (then every row of A, B and C starts
 //   16-byte aligned), and guarded scalar loads otherwise; zero fill past the edges, guarded stores.
 //
-// Tuning: every shape parameter can be set with -D. The defaults are lab.h's. For example, a 128×256 block tile
-// with 16×8 outputs per thread: -DLAB6_BN=256 -DLAB6_WN=64 -DLAB6_WMITER=4.
-//   LAB6_BM, LAB6_BN, LAB6_BK    block tile and K slice                  default 128, 128, 16
-//   LAB6_WM, LAB6_WN             warp tile                                default 64, 32
-//   LAB6_WMITER, LAB6_WNITER     sub-tile steps across the warp tile     default 2, 2
+// Tuning: every shape parameter can be set with -D; the defaults are the fastest shape `make autotune` found on
+// an H100 (docs/results.md). For example, lab.h's own 128×128 tile with 8×8 outputs per thread:
+// -DLAB6_BN=128 -DLAB6_WM=64 -DLAB6_WNITER=2 -DLAB6_MIN_BLOCKS=2.
+//   LAB6_BM, LAB6_BN, LAB6_BK    block tile and K slice                  default 128, 256, 16
+//   LAB6_WM, LAB6_WN             warp tile                                default 128, 32
+//   LAB6_WMITER, LAB6_WNITER     sub-tile steps across the warp tile     default 2, 4
 //   LAB6_TM, LAB6_TN             a thread's register tile per step       default 4, 4
-//   LAB6_MIN_BLOCKS              __launch_bounds__ minimum blocks per SM  default 2 (caps registers at 128)
+//   LAB6_MIN_BLOCKS              __launch_bounds__ minimum blocks per SM  default 1 (2 caps registers at 128)
 // The valid space (the static_asserts below reject everything else):
 //   THREADS = 32·(BM/WM)·(BN/WN) <= 1024, with BM % WM == 0 and BN % WN == 0;
 //   WM % WMITER == 0 and WN % WNITER == 0, and a warp's 32 threads exactly cover one sub-tile:
@@ -44,13 +46,13 @@
 #define LAB6_BM 128
 #endif
 #ifndef LAB6_BN
-#define LAB6_BN 128
+#define LAB6_BN 256
 #endif
 #ifndef LAB6_BK
 #define LAB6_BK 16
 #endif
 #ifndef LAB6_WM
-#define LAB6_WM 64
+#define LAB6_WM 128
 #endif
 #ifndef LAB6_WN
 #define LAB6_WN 32
@@ -59,7 +61,7 @@
 #define LAB6_WMITER 2
 #endif
 #ifndef LAB6_WNITER
-#define LAB6_WNITER 2
+#define LAB6_WNITER 4
 #endif
 #ifndef LAB6_TM
 #define LAB6_TM 4
@@ -68,10 +70,10 @@
 #define LAB6_TN 4
 #endif
 #ifndef LAB6_MIN_BLOCKS
-#define LAB6_MIN_BLOCKS 2
+#define LAB6_MIN_BLOCKS 1
 #endif
 
-// The kernel's tile shape. Inside this namespace these names hide lab.h's, which are the defaults.
+// The kernel's tile shape. Inside this namespace these names hide lab.h's contract values.
 namespace tuned {
 
 constexpr int BM = LAB6_BM;

@@ -141,6 +141,32 @@ class TrafficFormula(unittest.TestCase):
         self.assertEqual(text, "2·M·N·K·4 + M·N·4")
 
 
+class AutotuneSpace(unittest.TestCase):
+    def test_every_shape_keeps_the_kernels_rules_and_the_labs_traffic_bound(self):
+        shapes = gputool.lab6_candidates(wide=True)
+        self.assertGreater(len(shapes), 100)
+        for c in shapes:
+            threads = 32 * (c["BM"] // c["WM"]) * (c["BN"] // c["WN"])
+            sub_m, sub_n = c["WM"] // c["WMITER"], c["WN"] // c["WNITER"]
+            self.assertIn(threads, (128, 256))
+            self.assertEqual((sub_m // c["TM"]) * (sub_n // c["TN"]), 32)
+            self.assertLessEqual(2 * c["BK"] * (c["BM"] + c["BN"]) * 4, 48 * 1024)
+            self.assertTrue(c["BM"] >= 128 and c["BN"] >= 128)
+
+    def test_the_reference_default_and_the_lab_contract_are_in_the_space(self):
+        shapes = gputool.lab6_candidates()
+        default = {"BM": 128, "BN": 256, "BK": 16, "WM": 128, "WN": 32, "WMITER": 2, "WNITER": 4, "TM": 4, "TN": 4,
+                   "MIN_BLOCKS": 1}
+        self.assertIn(default, shapes)
+        self.assertIn(dict(default, BN=128, WM=64, WNITER=2, MIN_BLOCKS=2), shapes)
+        self.assertTrue(all(c["TM"] == c["TN"] == 4 for c in shapes))
+
+    def test_only_filters_and_rejects_unknown_names(self):
+        self.assertTrue(all(c["BN"] == 256 for c in gputool.lab6_candidates(only=gputool.parse_only("BN=256"))))
+        with self.assertRaises(SystemExit):
+            gputool.parse_only("TILE=16")
+
+
 class WithoutAGpu(unittest.TestCase):
     def setUp(self):
         self.saved = gputool.labtool.gpu_status

@@ -348,14 +348,13 @@ def cmd_sanitize_catalogue(args):
 TUNABLE = ["BM", "BN", "BK", "WM", "WN", "WMITER", "WNITER", "TM", "TN", "MIN_BLOCKS"]
 
 
-def lab6_candidates():
+def lab6_candidates(wide=False, only=None):
     """Tile shapes of the lab 6 reference worth timing: the kernel's static_asserts hold, 128 or 256 threads,
-    64 or 128 outputs per thread, float4 register tiles, and a block tile at least lab.h's 128×128 (so the lab's
-    traffic bound still holds)."""
+    64 or 128 outputs per thread, a block tile at least lab.h's 128×128 (so the lab's traffic bound still holds),
+    4×4 register tiles (wide: 4 or 8 rows and columns). only: {"BN": 256, ...} keeps the shapes that match."""
     out = []
-    for bm, bn, bk, wm, wn, wmiter, wniter, min_blocks in itertools.product(
-            (128, 256), (128, 256), (8, 16), (32, 64, 128), (32, 64, 128), (1, 2, 4), (1, 2, 4), (1, 2)):
-        tm = tn = 4
+    for bm, bn, bk, wm, wn, wmiter, wniter, tm, tn, min_blocks in itertools.product(
+            (128, 256), (128, 256), (8, 16), (32, 64, 128), (32, 64, 128), (1, 2, 4), (1, 2, 4), (4, 8), (4, 8), (1, 2)):
         if bm % wm or bn % wn or wm % wmiter or wn % wniter:
             continue
         threads = 32 * (bm // wm) * (bn // wn)
@@ -367,8 +366,22 @@ def lab6_candidates():
             continue
         if outputs not in (64, 128) or (min_blocks == 2 and outputs == 128):  # 128 outputs need > 128 registers
             continue
-        out.append(dict(zip(TUNABLE, (bm, bn, bk, wm, wn, wmiter, wniter, tm, tn, min_blocks))))
+        if not wide and (tm, tn) != (4, 4):
+            continue
+        c = dict(zip(TUNABLE, (bm, bn, bk, wm, wn, wmiter, wniter, tm, tn, min_blocks)))
+        if all(c[k] == v for k, v in (only or {}).items()):
+            out.append(c)
     return out
+
+
+def parse_only(text):
+    only = {}
+    for item in filter(None, (text or "").split(",")):
+        key, _, value = item.partition("=")
+        if key not in TUNABLE or not value.isdigit():
+            raise SystemExit("gputool: --only takes NAME=VALUE,... with NAME one of %s, not '%s'" % (" ".join(TUNABLE), item))
+        only[key] = int(value)
+    return only
 
 
 def cmd_autotune(args):
@@ -379,7 +392,9 @@ def cmd_autotune(args):
         raise SystemExit("gputool: autotune tunes solutions/%s/kernel.cu, which this tree does not have" % lab)
     out = os.path.join(ROOT, "build", "autotune")
     os.makedirs(out, exist_ok=True)
-    candidates = lab6_candidates()
+    candidates = lab6_candidates(args.wide, parse_only(args.only))
+    if not candidates:
+        raise SystemExit("gputool: no tile shape matches --only %s" % args.only)
     say("autotune: %s; %d tile shapes of %s at %d³" % (device, len(candidates), lab, args.size))
     arch = os.environ.get("CUDA_ARCH", "native")
     bench_obj = os.path.join(out, "gemm_bench.o")
@@ -458,6 +473,8 @@ def main(argv):
     p = sub.add_parser("autotune")
     p.add_argument("--size", type=int, default=4096)
     p.add_argument("--top", type=int, default=15)
+    p.add_argument("--wide", action="store_true", help="also 8-row and 8-column register tiles (four times the shapes)")
+    p.add_argument("--only", help="keep shapes with these values, e.g. BN=256,BK=16")
     args = parser.parse_args(argv)
     return {"bench": cmd_bench, "profile": cmd_profile, "sanitize": cmd_sanitize,
             "sanitize-catalogue": cmd_sanitize_catalogue, "autotune": cmd_autotune}[args.command](args)
