@@ -6,8 +6,8 @@
 import math
 from xml.sax.saxutils import escape
 
-WIDTH, HEIGHT = 760, 460
-LEFT, RIGHT, TOP, BOTTOM = 80, 200, 40, 60  # margins: the legend sits on the right
+WIDTH, HEIGHT = 860, 460
+LEFT, RIGHT, TOP, BOTTOM = 80, 260, 40, 60  # margins: the legend sits on the right
 COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#7f7f7f"]
 REFERENCE_COLOUR = "#000000"
 
@@ -109,7 +109,7 @@ def roofline_chart(roof, points, title=None):
     y_lo = min([p[2] for p in points] + [x_lo * roof.bandwidth / 1e9]) / 2
     xs = Axis(x_lo, x_hi, LEFT, WIDTH - RIGHT)
     ys = Axis(y_lo, peak * 2, HEIGHT - BOTTOM, TOP)
-    parts = frame(title or "Roofline: %s" % roof.name, "arithmetic intensity (FLOP per byte of global traffic, log)",
+    parts = frame(title or "Roofline: %s" % roof.name, "FLOP per byte of global loads and stores (the emulator's count; log)",
                   "GFLOP/s (log scale)")
     grid(parts, xs, ys, decade_ticks(x_lo, x_hi), decade_ticks(y_lo, peak * 2))
     # the roof: bandwidth-bound slope up to the ridge, then the flat compute peak
