@@ -214,16 +214,18 @@ def cmd_bench(args):
 
 
 def roofline_points(binaries, rows, n, out):
-    points = []
-    for label, lab, kernel, _ in binaries:
-        measured = [r for r in rows if r["kernel"] == label and r["M"] == r["N"] == r["K"] == n and r["verified"]]
-        if not measured:
-            continue
-        counts = emulator_traffic(lab, kernel, n, n, n, os.path.join(out, "emu", slug(label)))
-        if counts:
-            moved = counts["bytes_read"] + counts["bytes_written"]
-            points.append((label, perfdata.intensity(n, n, n, moved), measured[0]["gflops"]))
-    return points
+    """(label, intensity, GFLOP/s) per kernel measured at n³; the emulator counts the kernels side by side."""
+    measured = {}
+    for r in rows:
+        if r["M"] == r["N"] == r["K"] == n and r["verified"]:
+            measured[r["kernel"]] = r["gflops"]
+    todo = [(label, lab, kernel) for label, lab, kernel, _ in binaries if label in measured]
+    say("  counting each kernel's traffic at %d³ on the emulator" % n)
+    with concurrent.futures.ThreadPoolExecutor(max(1, len(todo))) as pool:
+        counts = list(pool.map(lambda t: emulator_traffic(t[1], t[2], n, n, n, os.path.join(out, "emu", slug(t[0]))),
+                               todo))
+    return [(label, perfdata.intensity(n, n, n, c["bytes_read"] + c["bytes_written"]), measured[label])
+            for (label, _, _), c in zip(todo, counts) if c]
 
 
 # ---------------------------------------------------------------------------------------------------------------
