@@ -13,6 +13,9 @@ LESSON := $(PYTHON) tools/lesson
 traffic:
 	@$(LESSON) traffic M=$(M) K=$(K) N=$(N) TILE=$(TILE)
 
+trace:
+	@$(LESSON) trace M=$(M) K=$(K) N=$(N) TILE=$(TILE)
+
 test: test-lessons
 
 test-lessons:
