@@ -16,6 +16,9 @@ traffic:
 trace:
 	@$(LESSON) trace M=$(M) K=$(K) N=$(N) TILE=$(TILE)
 
+heatmap:
+	@$(LESSON) heatmap LAB=$(LAB) KERNEL=$(KERNEL) M=$(M) K=$(K) N=$(N)
+
 test: test-lessons
 
 test-lessons:

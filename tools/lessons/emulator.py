@@ -14,6 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "grader"))
 import labtool  # noqa: E402  (its Toolchain compiles and links for the emulator, and caches the shared objects)
+from labtool import BuildError  # noqa: E402,F401  (what build() raises when the kernel does not compile)
 
 BUILD = os.path.join(ROOT, "build", "lessons")
 

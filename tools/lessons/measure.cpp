@@ -49,8 +49,15 @@ int main(int argc, char** argv) {
   const dim3 grid = run.kernel_launches ? cudaemu::launches().front().grid : dim3(0, 0, 0);
   const dim3 block = run.kernel_launches ? cudaemu::launches().front().block : dim3(0, 0, 0);
 
-  std::printf("{\"M\": %d, \"N\": %d, \"K\": %d, \"correct\": %s, \"launches\": %d,\n", M, N, K,
-              verdict.ok ? "true" : "false", run.kernel_launches);
+  // a kernel that failed leaves no element counts; what the tools can show then is why it failed
+  const cudaError_t error = run.launch_error != cudaSuccess ? run.launch_error : run.sync_error;
+  std::string why = error == cudaSuccess ? "" : cudaGetErrorName(error);
+  if (!run.diagnostics.empty()) why += ": " + run.diagnostics.front();
+  std::string quoted;
+  for (char c : why) quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+
+  std::printf("{\"M\": %d, \"N\": %d, \"K\": %d, \"correct\": %s, \"launches\": %d, \"failure\": \"%s\",\n", M, N,
+              K, verdict.ok ? "true" : "false", run.kernel_launches, quoted.c_str());
   std::printf(" \"grid\": [%u, %u], \"block\": [%u, %u],\n", grid.x, grid.y, block.x, block.y);
   std::printf(" \"read_bytes_AB\": %llu, \"written_bytes\": %llu, \"shared_load_bytes\": %llu, "
               "\"shared_store_bytes\": %llu,\n",
