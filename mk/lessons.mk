@@ -4,6 +4,7 @@
 #   make trace M=4 K=4 N=4 TILE=2         the tiled algorithm phase by phase for block (0, 0); small sizes only
 #   make heatmap LAB=3 [KERNEL=file] [M=.. K=.. N=..]   SVG maps of per-element reads and writers, in build/heatmap/
 #   make answers [LAB=3]                  check labs/<lab>/answers.txt against the lesson's exercises
+#        ANSWERS=file                     (with LAB) check another answers file
 #   make test-lessons                     the tools' own tests (part of make test)
 
 LESSON := $(PYTHON) tools/lesson
@@ -18,6 +19,9 @@ trace:
 
 heatmap:
 	@$(LESSON) heatmap LAB=$(LAB) KERNEL=$(KERNEL) M=$(M) K=$(K) N=$(N)
+
+answers:
+	@$(LESSON) answers LAB=$(LAB) ANSWERS=$(ANSWERS)
 
 test: test-lessons
 
