@@ -65,7 +65,7 @@ class Exercises(unittest.TestCase):
                         self.assertIn(stated, e.context, "exercise %s does not state %s" % (e.id, stated))
 
     def test_every_lab_with_exercises_ships_a_blank_answers_file(self):
-        for lab in emulator.labtool.LABS:
+        for lab in emulator.LABS:
             lesson = lesson_of_lab(lab)
             exercises = read_marks(lesson)[1] if lesson else []
             path = os.path.join(ROOT, "labs", lab, "answers.txt")
