@@ -7,7 +7,7 @@ import tempfile
 import unittest
 
 from png import Image
-from support import ROOT, run
+from support import ROOT, lesson, run
 
 import calculator as calc
 import heatmap
@@ -32,10 +32,11 @@ def rgb(colour):
     return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
 
 
-@unittest.skipUnless(shutil.which("chromium"), "chromium is not installed (tools/install-deps installs it)")
 class HeatmapPictures(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
+        if not shutil.which("chromium"):
+            raise RuntimeError("chromium is missing; tools/install-deps installs it (Debian package chromium)")
         cls.tmp = tempfile.mkdtemp()
         cls.images = {}
         for lab, kernel in [("lab3-boundary", "solutions/lab3-boundary/kernel.cu"),
@@ -95,7 +96,7 @@ class HeatmapPictures(unittest.TestCase):
                                                                                "no kernel file"),
                           (["LAB=3", "M=129"], "M=129 is above 128")]:
             with self.subTest(args=args):
-                proc = run(["python3", "tools/lesson", "heatmap"] + args)
+                proc = lesson("heatmap", *args)
                 self.assertEqual(proc.returncode, 2)
                 self.assertEqual(len(proc.stderr.splitlines()), 1, proc.stderr)
                 self.assertIn(why, proc.stderr)

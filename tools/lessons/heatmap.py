@@ -1,7 +1,7 @@
 """`make heatmap`: SVG maps of what the emulator counted per element, for one lab's kernel on one shape.
 
 - A and B: how many times kernel code loaded each element. The colour scale runs up to the naive kernel's count
-  (N for A, M for B), the most a correct kernel needs, so a tiled kernel's map is visibly lighter than lab 1's.
+  (N for A, M for B), what a kernel that reuses nothing reads, so a tiled kernel's map is visibly lighter.
 - C: which block stored each element (the emulator's writer_block), so the grid and its partial edge blocks show.
   An element nobody wrote is white with a grey cross; one written more than once is outlined in red.
 Thick lines mark the tiles: along K every TILE values (one phase), along M and N every block.
