@@ -17,6 +17,17 @@ def lesson(*argv):
     return run([sys.executable, os.path.join(ROOT, "tools", "lesson")] + list(argv))
 
 
+def assert_usage_error(test, command, argv, why):
+    """`tools/lesson command argv` fails with status 2, printing nothing but one line of stderr: why, then the
+    command's usage."""
+    proc = lesson(command, *argv)
+    test.assertEqual(proc.returncode, 2)
+    test.assertEqual(proc.stdout, "")
+    test.assertEqual(len(proc.stderr.splitlines()), 1, proc.stderr)
+    test.assertIn(why, proc.stderr)
+    test.assertIn("usage: make " + command, proc.stderr)
+
+
 def build_all(builds):
     """Builds measuring programs, {key: (lab, kernel, tile)} -> {key: program}. The first alone, so that the
     objects every build shares are made once, then the rest side by side."""

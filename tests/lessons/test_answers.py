@@ -3,7 +3,7 @@ import os
 import tempfile
 import unittest
 
-from support import ROOT, lesson
+from support import ROOT, assert_usage_error, lesson
 
 import calculator as calc
 from lesson_marks import lesson_of_lab, read_marks
@@ -70,10 +70,7 @@ class AnswerChecker(unittest.TestCase):
         for args, why in [(["LAB=3", "ANSWERS=" + os.path.join(ROOT, "no", "such.txt")], "no answers file"),
                           (["LAB=0"], "no lab '0'"), (["ANSWERS=x.txt"], "ANSWERS needs LAB")]:
             with self.subTest(args=args):
-                proc = lesson("answers", *args)
-                self.assertEqual(proc.returncode, 2)
-                self.assertEqual(len(proc.stderr.splitlines()), 1, proc.stderr)
-                self.assertIn(why, proc.stderr)
+                assert_usage_error(self, "answers", args, why)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ import unittest
 from support import ROOT, run
 
 import answers
-import calculator as calc
 import emulator
 from lesson_marks import MarkError, lesson_files, lesson_of_lab, read_marks, wrong_numbers
 

@@ -7,7 +7,7 @@ import tempfile
 import unittest
 
 from png import Image
-from support import ROOT, lesson, run
+from support import ROOT, assert_usage_error, run
 
 import calculator as calc
 import heatmap
@@ -96,10 +96,7 @@ class HeatmapPictures(unittest.TestCase):
                                                                                "no kernel file"),
                           (["LAB=3", "M=129"], "M=129 is above 128")]:
             with self.subTest(args=args):
-                proc = lesson("heatmap", *args)
-                self.assertEqual(proc.returncode, 2)
-                self.assertEqual(len(proc.stderr.splitlines()), 1, proc.stderr)
-                self.assertIn(why, proc.stderr)
+                assert_usage_error(self, "heatmap", args, why)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """`make trace`: the phase-by-phase simulation, its numbers and its size limit."""
 import unittest
 
-from support import lesson, run
+from support import assert_usage_error, run
 
 import calculator as calc
 import phase_trace
@@ -43,11 +43,7 @@ class TraceCommand(unittest.TestCase):
                           (["M=4", "K=4", "N=4", "TILE=16"], "TILE=16 is above 12"),
                           (["M=4", "K=4", "N=4"], "TILE is missing")]:
             with self.subTest(args=args):
-                proc = lesson("trace", *args)
-                self.assertEqual(proc.returncode, 2)
-                self.assertEqual(len(proc.stderr.splitlines()), 1, proc.stderr)
-                self.assertIn(why, proc.stderr)
-                self.assertIn("usage: make trace", proc.stderr)
+                assert_usage_error(self, "trace", args, why)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 import os
 import unittest
 
-from support import ROOT, build_all, lesson, run
+from support import ROOT, assert_usage_error, build_all, run
 
 import calculator as calc
 import emulator
@@ -108,12 +108,7 @@ class TrafficReport(unittest.TestCase):
             else:
                 args[name] = text
             with self.subTest(case=case):
-                proc = lesson("traffic", *("%s=%s" % kv for kv in args.items()))
-                self.assertEqual(proc.returncode, 2)
-                self.assertEqual(proc.stdout, "")
-                self.assertEqual(len(proc.stderr.splitlines()), 1, proc.stderr)
-                self.assertIn(why, proc.stderr)
-                self.assertIn("usage: make traffic M=", proc.stderr)
+                assert_usage_error(self, "traffic", ["%s=%s" % kv for kv in args.items()], why)
         proc = run(["make", "-s", "traffic", "M=55", "K=48", "TILE=16"])
         self.assertNotEqual(proc.returncode, 0)
         self.assertIn("N is missing", proc.stderr)
