@@ -103,6 +103,9 @@ Run run_matmul(const Problem& p, MatmulFn matmul) {
   if (run.sync_error == cudaSuccess) {
     cudaemu::ElementCounts counts = cudaemu::element_counts(C);
     run.C_writes = counts.writes;
+    run.C_writer = counts.writer_block;
+    run.A_reads = cudaemu::element_counts(A).reads;
+    run.B_reads = cudaemu::element_counts(B).reads;
   }
 #endif
   if (run.sync_error == cudaSuccess) {

@@ -35,6 +35,9 @@ struct Run {
   uint64_t bytes_read = 0;          // all global bytes loaded
   uint64_t bytes_written = 0;       // all global bytes stored
   std::vector<uint32_t> C_writes;   // per element of C: how many kernel stores touched it
+  std::vector<int64_t> C_writer;    // per element of C: linear index of the block that stored it last, -1 if none
+  std::vector<uint32_t> A_reads;    // per element of A: how many kernel loads touched it
+  std::vector<uint32_t> B_reads;    // per element of B: the same
   std::vector<std::string> diagnostic_kinds;  // "race", "out-of-bounds", ...
   std::vector<std::string> diagnostics;       // one line each, with file:line
 };

@@ -1,0 +1,29 @@
+# mk/lessons.mk: the lessons' tools (tools/lesson), included by the top-level Makefile.
+#
+#   make traffic M=55 K=48 N=43 TILE=16   grid, phases, bytes read and written, FLOPs, intensity (naive vs tiled)
+#   make trace M=4 K=4 N=4 TILE=2         the tiled algorithm phase by phase for block (0, 0); small sizes only
+#   make heatmap LAB=3 [KERNEL=file] [M=.. K=.. N=..]   SVG maps of per-element reads and writers, in build/heatmap/
+#   make answers [LAB=3]                  check labs/<lab>/answers.txt against the lesson's exercises
+#        ANSWERS=file                     (with LAB) check another answers file
+#   make test-lessons                     the tools' own tests (part of make test)
+
+LESSON := $(PYTHON) tools/lesson
+
+.PHONY: traffic trace heatmap answers test-lessons
+
+traffic:
+	@$(LESSON) traffic M=$(M) K=$(K) N=$(N) TILE=$(TILE)
+
+trace:
+	@$(LESSON) trace M=$(M) K=$(K) N=$(N) TILE=$(TILE)
+
+heatmap:
+	@$(LESSON) heatmap LAB=$(LAB) KERNEL=$(KERNEL) M=$(M) K=$(K) N=$(N)
+
+answers:
+	@$(LESSON) answers LAB=$(LAB) ANSWERS=$(ANSWERS)
+
+test: test-lessons
+
+test-lessons:
+	@$(PYTHON) -m unittest discover --start-directory tests/lessons --pattern 'test_*.py'

@@ -1,0 +1,40 @@
+"""What the lesson tools' tests share: the repository's paths, the tools' modules, and running the tools."""
+import concurrent.futures
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tools", "lessons"))
+
+
+def run(argv, **kwargs):
+    """Runs a command from the repository root; returns the CompletedProcess with text output."""
+    return subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, **kwargs)
+
+
+def lesson(*argv):
+    return run([sys.executable, os.path.join(ROOT, "tools", "lesson")] + list(argv))
+
+
+def assert_usage_error(test, command, argv, why):
+    """`tools/lesson command argv` fails with status 2, printing nothing but one line of stderr: why, then the
+    command's usage."""
+    proc = lesson(command, *argv)
+    test.assertEqual(proc.returncode, 2)
+    test.assertEqual(proc.stdout, "")
+    test.assertEqual(len(proc.stderr.splitlines()), 1, proc.stderr)
+    test.assertIn(why, proc.stderr)
+    test.assertIn("usage: make " + command, proc.stderr)
+
+
+def build_all(builds):
+    """Builds measuring programs, {key: (lab, kernel, tile)} -> {key: program}. The first alone, so that the
+    objects every build shares are made once, then the rest side by side."""
+    import emulator
+    keys = list(builds)
+    programs = {keys[0]: emulator.build(*builds[keys[0]])}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        futures = {k: pool.submit(emulator.build, *builds[k]) for k in keys[1:]}
+        programs.update({k: f.result() for k, f in futures.items()})
+    return programs

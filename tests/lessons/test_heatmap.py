@@ -1,0 +1,103 @@
+"""`make heatmap`: the SVGs are rendered by headless Chromium and their pixels checked against what the emulator
+must have counted: the read counts the calculator predicts, and the block the grid puts over each element of C."""
+import os
+import re
+import shutil
+import tempfile
+import unittest
+
+from png import Image
+from support import ROOT, assert_usage_error, run
+
+import calculator as calc
+import heatmap
+
+M, K, N = 40, 24, 36  # partial edge blocks on the right and at the bottom, and a partial last phase
+TILE = 16
+
+
+def render(svg_path, png_path):
+    with open(svg_path, encoding="utf-8") as f:
+        width, height = re.search(r'<svg[^>]* width="(\d+)" height="(\d+)"', f.read()).groups()
+    with tempfile.TemporaryDirectory() as profile:
+        proc = run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                    "--force-device-scale-factor=1", "--user-data-dir=" + profile, "--screenshot=" + png_path,
+                    "--window-size=%s,%s" % (width, height), "file://" + os.path.abspath(svg_path)], timeout=120)
+    if not os.path.exists(png_path):
+        raise RuntimeError("chromium did not render %s: %s" % (svg_path, proc.stderr[-2000:]))
+    return Image(png_path)
+
+
+def rgb(colour):
+    return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
+
+
+class HeatmapPictures(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        if not shutil.which("chromium"):
+            raise RuntimeError("chromium is missing; tools/install-deps installs it (Debian package chromium)")
+        cls.tmp = tempfile.mkdtemp()
+        cls.images = {}
+        for lab, kernel in [("lab3-boundary", "solutions/lab3-boundary/kernel.cu"),
+                            ("lab1-naive", "solutions/lab1-naive/kernel.cu")]:
+            proc = run(["make", "-s", "heatmap", "LAB=" + lab[3], "KERNEL=" + kernel, "M=%d" % M, "K=%d" % K,
+                        "N=%d" % N])
+            if proc.returncode != 0:
+                raise RuntimeError(proc.stdout + proc.stderr)
+            for name in ("A-reads", "C-writers"):
+                cls.images[(lab, name)] = render(os.path.join(ROOT, "build", "heatmap", lab, name + ".svg"),
+                                                 os.path.join(cls.tmp, "%s-%s.png" % (lab, name)))
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def assertColour(self, got, want, where):
+        self.assertTrue(all(abs(g - w) <= 3 for g, w in zip(got, rgb(want))), "%s: %s, want %s" % (where, got, want))
+
+    def test_a_reads_show_one_load_per_block_column_when_tiled_and_n_when_naive(self):
+        s = calc.Shape(M, K, N, TILE)
+        layout = heatmap.Layout.fitting(M, K)
+        for lab, count in [("lab3-boundary", calc.value("tiled_reads_per_A_element", s)),
+                           ("lab1-naive", calc.value("naive_reads_per_A_element", s))]:
+            for row, col in [(0, 0), (M - 1, K - 1), (17, 16), (M - 1, 0), (0, K - 1)]:
+                self.assertColour(self.images[(lab, "A-reads")].pixel(*layout.centre(row, col)),
+                                  heatmap.read_colour(count, N), "%s A[%d][%d]" % (lab, row, col))
+        tiled = self.images[("lab3-boundary", "A-reads")].pixel(*layout.centre(0, 0))
+        naive = self.images[("lab1-naive", "A-reads")].pixel(*layout.centre(0, 0))
+        self.assertGreater(sum(tiled), sum(naive) + 150, "the tiled map must be visibly lighter")
+
+    def test_c_writers_show_each_block_and_the_partial_edge_blocks(self):
+        s = calc.Shape(M, K, N, TILE)
+        layout = heatmap.Layout.fitting(M, N)
+        image = self.images[("lab3-boundary", "C-writers")]
+        for by in range(calc.grid_y(s)):
+            for bx in range(calc.grid_x(s)):
+                first = (by * TILE, bx * TILE)
+                last = (min(M, (by + 1) * TILE) - 1, min(N, (bx + 1) * TILE) - 1)
+                for row, col in (first, last):
+                    self.assertColour(image.pixel(*layout.centre(row, col)),
+                                      heatmap.block_colour(by * calc.grid_x(s) + bx, calc.grid_x(s)),
+                                      "C[%d][%d], block (%d, %d)" % (row, col, bx, by))
+        # the last block column covers only N - 32 = 4 columns of C: past them the picture is background
+        x, y = layout.centre(0, N - 1)
+        self.assertColour(image.pixel(x + 2 * layout.cell, y), "#ffffff", "right of C")
+        self.assertNotEqual(heatmap.block_colour(0, 3), heatmap.block_colour(1, 3))
+        self.assertNotEqual(heatmap.block_colour(0, 3), heatmap.block_colour(3, 3))
+
+    def test_a_failing_kernel_gets_one_line_and_no_picture(self):
+        proc = run(["make", "-s", "heatmap", "LAB=3", "KERNEL=grader/catalogue/lab3/unguarded_store.cu"])
+        self.assertNotEqual(proc.returncode, 0)
+        self.assertIn("nothing to draw: cudaErrorIllegalAddress", proc.stderr)
+
+    def test_bad_arguments(self):
+        for args, why in [([], "LAB is missing"), (["LAB=7"], "no lab '7'"), (["LAB=3", "KERNEL=no/such.cu"],
+                                                                               "no kernel file"),
+                          (["LAB=3", "M=129"], "M=129 is above 128")]:
+            with self.subTest(args=args):
+                assert_usage_error(self, "heatmap", args, why)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,124 @@
+"""The marks a lesson carries in HTML comments, invisible when it is rendered, which tie its numbers to the
+calculator (calculator.QUANTITIES):
+
+    <!-- check M=55 K=48 N=43 TILE=16: tiled_read_bytes=64,704 written_bytes=9,460 -->
+        on its own line right under a paragraph, table or list: each number must be the quantity for that shape
+        (to the decimals written), and must appear in the text just above.
+    1. <!-- exercise 3.2: phases M=100 K=70 N=50 TILE=16 --> A is 100×70 and B is 70×50 ...
+        an exercise: the question follows the mark; its answer is never written down, the checker computes it.
+
+Any lesson docs/lessonN-*.md can carry them; `make test` checks every mark in every lesson.
+"""
+import glob
+import os
+import re
+from dataclasses import dataclass
+
+from calculator import QUANTITIES, Shape, matches
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MARK = re.compile(r"<!--\s*(check|exercise)\b(.*?)-->")
+MARK_START = re.compile(r"<!--\s*(check|exercise)\b")
+SHAPE = r"M=(\d+) K=(\d+) N=(\d+) TILE=(\d+)"
+CHECK = re.compile(r"^ " + SHAPE + r":((?: \w+=[\d,.]+)+) $")
+EXERCISE = re.compile(r"^ (\d+\.\d+): (\w+) " + SHAPE + r" $")
+
+
+class MarkError(Exception):
+    pass
+
+
+@dataclass
+class Check:
+    where: str      # "docs/lesson3-boundary.md:120"
+    shape: Shape
+    claims: list    # [(quantity name, number as written)]
+    above: str      # the paragraph, table or list the mark vouches for
+
+
+@dataclass
+class Exercise:
+    id: str         # "3.2"
+    quantity: str
+    shape: Shape
+    question: str   # the visible text of the list item
+    context: str    # from the heading above to the question: where the shape must be stated for the student
+
+
+def lesson_files():
+    return sorted(glob.glob(os.path.join(ROOT, "docs", "lesson*-*.md")),
+                  key=lambda p: int(re.match(r"lesson(\d+)", os.path.basename(p)).group(1)))
+
+
+def lesson_of_lab(lab_folder):
+    """'lab3-boundary' -> the path of docs/lesson3-*.md, or None."""
+    number = re.match(r"lab(\d+)", lab_folder).group(1)
+    found = [p for p in lesson_files() if os.path.basename(p).startswith("lesson%s-" % number)]
+    return found[0] if found else None
+
+
+def block_above(lines, index):
+    """The non-blank, non-mark lines right above lines[index]."""
+    block = []
+    i = index - 1
+    while i >= 0 and lines[i].strip():
+        if not MARK.fullmatch(lines[i].strip()):
+            block.insert(0, lines[i])
+        i -= 1
+    return "\n".join(block)
+
+
+def read_marks(path, text=None):
+    """(checks, exercises) in a lesson; MarkError for a mark that does not parse or names no known quantity."""
+    if text is None:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    lines = text.splitlines()
+    checks, exercises = [], []
+    heading = 0
+    for i, line in enumerate(lines):
+        if line.startswith("#"):
+            heading = i
+        if MARK_START.search(line) and not MARK.search(line):
+            raise MarkError("%s:%d: a mark must open and close on one line" % (os.path.relpath(path, ROOT), i + 1))
+        for mark in MARK.finditer(line):
+            where = "%s:%d" % (os.path.relpath(path, ROOT), i + 1)
+            kind, body = mark.group(1), mark.group(2)
+            if kind == "check":
+                m = CHECK.match(body)
+                if not m or line.strip() != mark.group(0):
+                    raise MarkError("%s: a check mark stands alone on its line, as '<!-- check M=.. K=.. N=.. "
+                                    "TILE=..: name=number ... -->'" % where)
+                claims = [tuple(c.split("=")) for c in m.group(5).split()]
+                checks.append(Check(where, Shape(*map(int, m.group(1, 2, 3, 4))), claims, block_above(lines, i)))
+            else:
+                m = EXERCISE.match(body)
+                if not m:
+                    raise MarkError("%s: an exercise mark reads '<!-- exercise N.M: quantity M=.. K=.. N=.. "
+                                    "TILE=.. -->'" % where)
+                claims = [(m.group(2), None)]
+                question = line[mark.end():].strip()
+                j = i + 1
+                while j < len(lines) and lines[j].startswith("   ") and lines[j].strip():  # the item's other lines
+                    question += " " + lines[j].strip()
+                    j += 1
+                context = MARK.sub("", "\n".join(lines[heading:j]))
+                exercises.append(Exercise(m.group(1), m.group(2), Shape(*map(int, m.group(3, 4, 5, 6))), question,
+                                          context))
+            unknown = [name for name, _ in claims if name not in QUANTITIES]
+            if unknown:
+                raise MarkError("%s: no quantity named %s (see tools/lessons/calculator.py)" % (where, unknown[0]))
+    return checks, exercises
+
+
+def wrong_numbers(check):
+    """What is wrong with one check mark, as sentences; empty when the lesson and the calculator agree."""
+    problems = []
+    for name, written in check.claims:
+        if not matches(name, check.shape, written):
+            problems.append("%s: %s says %s for %s, TILE=%d, but %s" % (
+                check.where, name, written, check.shape.name(), check.shape.TILE,
+                QUANTITIES[name].explain(check.shape)))
+        if not re.search(r"(?<![\d,.])%s(?![\d]|[,.]\d)" % re.escape(written), check.above):
+            problems.append("%s: %s is not in the text above the mark" % (check.where, written))
+    return problems

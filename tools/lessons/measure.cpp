@@ -1,0 +1,70 @@
+// measure.cpp — run one lab's matmul on the emulator and print, as one JSON object, everything the lesson tools
+// compare and draw: the launch's grid and block, its global and shared traffic, and per element how often A and B
+// were read and which block wrote C.
+//
+//   measure M N K        (the order of the matmul contract; seeded random inputs)
+//
+// Built by tools/lessons/emulator.py with tools/emucc against any kernel of a lab.
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <cudaemu.h>
+
+#include "harness.h"
+#include "lab.h"
+
+namespace {
+
+template <typename T>
+std::string json_list(const std::vector<T>& values) {
+  std::string out = "[";
+  for (size_t i = 0; i < values.size(); ++i) out += (i ? "," : "") + std::to_string(values[i]);
+  return out + "]";
+}
+
+int positive(const char* text) {
+  char* end = nullptr;
+  const long n = std::strtol(text, &end, 10);
+  return (*end == '\0' && n >= 1 && n <= 1 << 20) ? int(n) : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int M = argc == 4 ? positive(argv[1]) : 0, N = argc == 4 ? positive(argv[2]) : 0,
+            K = argc == 4 ? positive(argv[3]) : 0;
+  if (!M || !N || !K) return std::fprintf(stderr, "usage: %s M N K   (each >= 1)\n", argv[0]), 2;
+
+  const Problem p = random_problem(M, N, K, 1);
+  const Run run = run_matmul(p, matmul);
+  const Verdict verdict = check_result(p, run);
+  uint64_t shared_loads = 0, shared_stores = 0;
+  for (const cudaemu::LaunchReport& r : cudaemu::launches()) {
+    shared_loads += r.shared_load_bytes;
+    shared_stores += r.shared_store_bytes;
+  }
+  // one launch is what every lab's launcher makes; its grid and block are the ones the tools compare
+  const dim3 grid = run.kernel_launches ? cudaemu::launches().front().grid : dim3(0, 0, 0);
+  const dim3 block = run.kernel_launches ? cudaemu::launches().front().block : dim3(0, 0, 0);
+
+  // a kernel that failed leaves no element counts; what the tools can show then is why it failed
+  const cudaError_t error = run.launch_error != cudaSuccess ? run.launch_error : run.sync_error;
+  std::string why = error == cudaSuccess ? "" : cudaGetErrorName(error);
+  if (!run.diagnostics.empty()) why += ": " + run.diagnostics.front();
+  std::string quoted;
+  for (char c : why) quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+
+  std::printf("{\"M\": %d, \"N\": %d, \"K\": %d, \"correct\": %s, \"launches\": %d, \"failure\": \"%s\",\n", M, N,
+              K, verdict.ok ? "true" : "false", run.kernel_launches, quoted.c_str());
+  std::printf(" \"grid\": [%u, %u], \"block\": [%u, %u],\n", grid.x, grid.y, block.x, block.y);
+  std::printf(" \"read_bytes_AB\": %llu, \"written_bytes\": %llu, \"shared_load_bytes\": %llu, "
+              "\"shared_store_bytes\": %llu,\n",
+              (unsigned long long)run.bytes_read_AB, (unsigned long long)run.bytes_written,
+              (unsigned long long)shared_loads, (unsigned long long)shared_stores);
+  std::printf(" \"A_reads\": %s,\n \"B_reads\": %s,\n \"C_writes\": %s,\n \"C_writer\": %s}\n",
+              json_list(run.A_reads).c_str(), json_list(run.B_reads).c_str(), json_list(run.C_writes).c_str(),
+              json_list(run.C_writer).c_str());
+  return 0;
+}
