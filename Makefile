@@ -7,7 +7,7 @@
 #   make bench-emu              emulator speed, next to Numba's CUDA simulator
 #   BACKEND=gpu|emu             where kernels run; default: the GPU if one is usable, else the CPU emulator
 #
-# Build outputs go to build/.
+# Build outputs go to build/. `make help` lists every target, those of mk/*.mk included.
 
 PYTHON  ?= python3
 EMUCC   := tools/emucc
@@ -18,7 +18,7 @@ backend_flag = $(if $(BACKEND),--backend $(BACKEND))
 # one target per folder labs/labN-topic
 LAB_TARGETS := $(sort $(foreach d,$(wildcard labs/lab*-*/lab.h),$(firstword $(subst -, ,$(notdir $(patsubst %/,%,$(dir $(d))))))))
 
-.PHONY: $(LAB_TARGETS) grade test test-emulator test-grader test-nvcc bench-emu clean
+.PHONY: $(LAB_TARGETS) help grade test test-emulator test-grader test-nvcc bench-emu clean
 
 $(LAB_TARGETS):
 	@$(LABTOOL) lab $@ $(if $(KERNEL),--kernel $(KERNEL)) $(backend_flag)
@@ -26,8 +26,13 @@ $(LAB_TARGETS):
 grade:
 	@$(LABTOOL) grade $(if $(SUBMISSION),--submission $(SUBMISSION)) $(backend_flag)
 
-# The grader's self-test runs last: it prints the closing "N passed, N failed" line.
-test: test-emulator test-nvcc test-grader
+# Further targets (GPU measurements, lesson tools, class grading) live in mk/, one file per topic; each adds its
+# tests to TESTS. The grader's self-test runs last: it prints the closing "N passed, N failed" line.
+TESTS :=
+include $(wildcard mk/*.mk)
+.DEFAULT_GOAL := help
+
+test: test-emulator test-nvcc $(TESTS) test-grader
 
 include tests/emu/Makefile.inc
 
@@ -44,5 +49,6 @@ bench-emu:
 clean:
 	rm -rf build
 
-# Further targets (benchmarks, lesson tools, class grading) live in mk/, one file per topic.
-include $(wildcard mk/*.mk)
+help:
+	@sed -n '/^#   make/,/^#\{0,1\}$$/p' Makefile mk/*.mk | sed '/^#\{0,1\}$$/d; s/^# \{0,1\}//'
+

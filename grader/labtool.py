@@ -18,6 +18,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import xml.etree.ElementTree as ET
 from xml.sax.saxutils import escape, quoteattr
 
@@ -90,6 +91,10 @@ def run_build(cmd):
     return proc
 
 
+OBJECT_LOCKS = {}
+OBJECT_LOCKS_GUARD = threading.Lock()
+
+
 class Toolchain:
     """Compiles for one backend; shared objects are built once and reused for every kernel."""
 
@@ -103,15 +108,23 @@ class Toolchain:
         self.deps = headers + (emu + [EMUCC] if backend == "emu" else [])
 
     def compile(self, source, obj, includes, shown_as=None):
-        if not newer(obj, [source] + self.deps):
-            return obj
-        os.makedirs(os.path.dirname(obj), exist_ok=True)
-        inc = sum((["-I", d] for d in includes), [])
-        if self.backend == "emu":
-            run_build([EMUCC, "-O2", "-c", source, "-o", obj] + inc + (["--source-name=" + shown_as] if shown_as else []))
-        else:
-            arch = os.environ.get("CUDA_ARCH", "native")
-            run_build(["nvcc", "-O2", "-std=c++17", "-arch=" + arch, "-c", source, "-o", obj] + inc)
+        # Labs are built in parallel threads that share objects such as harness.o: one thread builds each object,
+        # into a temporary name, so no link ever reads a half-written file.
+        with OBJECT_LOCKS_GUARD:
+            lock = OBJECT_LOCKS.setdefault(obj, threading.Lock())
+        with lock:
+            if not newer(obj, [source] + self.deps):
+                return obj
+            os.makedirs(os.path.dirname(obj), exist_ok=True)
+            partial = "%s.%d.tmp.o" % (obj, threading.get_ident())
+            inc = sum((["-I", d] for d in includes), [])
+            if self.backend == "emu":
+                run_build([EMUCC, "-O2", "-c", source, "-o", partial] + inc +
+                          (["--source-name=" + shown_as] if shown_as else []))
+            else:
+                arch = os.environ.get("CUDA_ARCH", "native")
+                run_build(["nvcc", "-O2", "-std=c++17", "-arch=" + arch, "-c", source, "-o", partial] + inc)
+            os.replace(partial, obj)
         return obj
 
     def link(self, objs, out):
@@ -299,8 +312,10 @@ def score(results):
             points = SUITE_POINTS.get(suite, 0)
             if suite == "correctness":
                 points += missing_points  # a lab that did not build has only its "builds" entry
-            for r in rs:
-                r["max_score"] = round(points / len(rs), 2)
+            # in hundredths of a point, the remainder spread over the first cases, so a suite adds up exactly
+            share, extra = divmod(round(points * 100), len(rs))
+            for i, r in enumerate(rs):
+                r["max_score"] = (share + (1 if i < extra else 0)) / 100
                 r["score"] = r["max_score"] if r["passed"] else 0.0
         totals[lab] = (round(sum(r["score"] for r in lab_results), 2), round(sum(r["max_score"] for r in lab_results), 2))
     return totals
@@ -346,11 +361,12 @@ def write_reports(results, totals, out_dir, backend):
 
 def print_table(results, totals):
     suites = list(SUITE_POINTS)
-    header = "%-15s" % "lab" + "".join("%15s" % s for s in suites) + "%12s" % "score"
+    width = max(len(lab) for lab in list(totals) + ["total"]) + 2
+    header = "%-*s" % (width, "lab") + "".join("%15s" % s for s in suites) + "%12s" % "score"
     say(header)
     say("-" * len(header))
     for lab, (s, m) in totals.items():
-        row = "%-15s" % lab
+        row = "%-*s" % (width, lab)
         for suite in suites:
             rs = [r for r in results if r["lab"] == lab and r["suite"] == suite]
             row += "%15s" % ("%g/%g" % (round(sum(r["score"] for r in rs), 1), round(sum(r["max_score"] for r in rs), 1))
@@ -358,7 +374,7 @@ def print_table(results, totals):
         say(row + "%12s" % ("%g/%g" % (s, m)))
     s = round(sum(v[0] for v in totals.values()), 2)
     m = round(sum(v[1] for v in totals.values()), 2)
-    say("%-15s" % "total" + " " * (15 * len(suites)) + "%12s" % ("%g/%g" % (s, m)))
+    say("%-*s" % (width, "total") + " " * (15 * len(suites)) + "%12s" % ("%g/%g" % (s, m)))
 
 
 def cmd_grade(args):

@@ -34,4 +34,4 @@ autotune:
 test-perf:
 	@$(PYTHON) tests/perf/test_perf.py
 
-test: test-perf
+TESTS += test-perf

@@ -23,7 +23,7 @@ heatmap:
 answers:
 	@$(LESSON) answers LAB=$(LAB) ANSWERS=$(ANSWERS)
 
-test: test-lessons
+TESTS += test-lessons
 
 test-lessons:
 	@$(PYTHON) -m unittest discover --start-directory tests/lessons --pattern 'test_*.py'
