@@ -3,8 +3,9 @@
 // Correctness on lab 3's sizes, which take the scalar path (K or N not a multiple of 4), and on sizes that take
 // the float4 path with partial tiles; on the emulator also traffic (a BM×BN block tile with guarded loads reads at
 // most M·K·⌈N/128⌉ + K·N·⌈M/128⌉ floats), stores, and memory safety, on both paths. Warp tiling and double
-// buffering change shared-memory traffic and latency, not global traffic, so the bound is lab 5's. K = 48, 97
-// and 132 take 3, 7 and 9 phases of 16: both stages are used, and the last phase has either parity.
+// buffering change shared-memory traffic and latency, not global traffic, so the bound is lab 5's. With BK = 16,
+// K = 16 is the prologue alone (no prefetch), K = 17 and 33 end on the second and first stage, and K = 48, 97 and
+// 132 take 3, 7 and 9 phases.
 #include "lab_tests.h"
 
 static_assert(BM == 128 && BN == 128, "the traffic tests' names state a 128×128 block tile");
@@ -33,6 +34,11 @@ TEST_SUITE("correctness") {
 
   TEST_CASE("only one of K and N a multiple of 4: 70x30 * 30x132 and 70x132 * 132x30") {
     expect_correct({random_problem(70, 132, 30, 17), random_problem(70, 30, 132, 18)});
+  }
+
+  TEST_CASE("1 to 4 phases of the double-buffer loop: K = 16, 17, 33 and 64 (45xK * Kx52)") {
+    expect_correct({random_problem(45, 52, 16, 21), random_problem(45, 52, 17, 22),
+                    random_problem(45, 52, 33, 23), random_problem(45, 52, 64, 24)});
   }
 
 #ifndef CUDAEMU  // about 2 GFLOP: seconds on a GPU, minutes on the emulator
