@@ -17,7 +17,8 @@
 //   16-byte aligned), and guarded scalar loads otherwise; zero fill past the edges, guarded stores.
 //
 // Tuning: every shape parameter can be set with -D. The defaults are lab.h's. For example, a 128×256 block tile
-// with 16×8 outputs per thread: -DLAB6_BN=256 -DLAB6_WN=64 -DLAB6_WMITER=4.
+// with 16×8 outputs per thread: -DLAB6_BN=256 -DLAB6_WN=64 -DLAB6_WMITER=4 -DLAB6_MIN_BLOCKS=1 (with the default
+// LAB6_MIN_BLOCKS=2, 128 accumulators do not fit in 128 registers and ptxas spills: check with -Xptxas -v).
 //   LAB6_BM, LAB6_BN, LAB6_BK    block tile and K slice                  default 128, 128, 16
 //   LAB6_WM, LAB6_WN             warp tile                                default 64, 32
 //   LAB6_WMITER, LAB6_WNITER     sub-tile steps across the warp tile     default 2, 2
