@@ -346,11 +346,12 @@ def write_reports(results, totals, out_dir, backend):
 
 def print_table(results, totals):
     suites = list(SUITE_POINTS)
-    header = "%-15s" % "lab" + "".join("%15s" % s for s in suites) + "%12s" % "score"
+    w = max([15] + [len(lab) + 2 for lab in totals])  # the lab column fits the longest lab name
+    header = "%-*s" % (w, "lab") + "".join("%15s" % s for s in suites) + "%12s" % "score"
     say(header)
     say("-" * len(header))
     for lab, (s, m) in totals.items():
-        row = "%-15s" % lab
+        row = "%-*s" % (w, lab)
         for suite in suites:
             rs = [r for r in results if r["lab"] == lab and r["suite"] == suite]
             row += "%15s" % ("%g/%g" % (round(sum(r["score"] for r in rs), 1), round(sum(r["max_score"] for r in rs), 1))
@@ -358,7 +359,7 @@ def print_table(results, totals):
         say(row + "%12s" % ("%g/%g" % (s, m)))
     s = round(sum(v[0] for v in totals.values()), 2)
     m = round(sum(v[1] for v in totals.values()), 2)
-    say("%-15s" % "total" + " " * (15 * len(suites)) + "%12s" % ("%g/%g" % (s, m)))
+    say("%-*s" % (w, "total") + " " * (15 * len(suites)) + "%12s" % ("%g/%g" % (s, m)))
 
 
 def cmd_grade(args):
