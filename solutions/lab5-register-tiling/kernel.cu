@@ -108,7 +108,10 @@ __global__ void __launch_bounds__(THREADS) matmul_register_tiled_kernel(const fl
             float* out = &C[row * N + col];
             if (VECTOR) {
                 // N % 4 == 0 and col % 4 == 0: the float4 is aligned, all inside C or all outside
-                if (col < N) *reinterpret_cast<float4*>(out) = make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+                if (col < N) {
+                    *reinterpret_cast<float4*>(out) =
+                        make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+                }
             } else {
                 if (col < N) out[0] = acc[i][j];
                 if (col + 1 < N) out[1] = acc[i][j + 1];
