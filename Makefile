@@ -1,4 +1,4 @@
-# CUDA matrix multiplication labs: from the naive kernel to boundary-safe tiling.
+# CUDA matrix multiplication labs: from the naive kernel to a warp-tiled SGEMM.
 #
 #   make lab1 | lab2 | lab3 ... build your labs/<lab>/kernel.cu, run its tests, then a short demo
 #        KERNEL=path/to/kernel.cu   test another file instead

@@ -47,7 +47,8 @@ CATALOGUE = {
     "lab3/tile32.cu": (set(), []),
     "lab3/guard_in_inner_loop.cu": (set(), []),
     "lab3/ternary_loads.cu": (set(), []),
-    "lab4/tiled16_in_lab4.cu": ({"traffic"}, ["your kernel read", "a kernel with 64×64 block tiles reads at most 18,816"]),
+    "lab4/tiled16_in_lab4.cu": ({"traffic"}, ["your kernel read",
+                                              "a kernel with 64×64 block tiles reads at most 18,816"]),
     "lab4/missing_second_barrier.cu": (ALL_SUITES, ["race on shared memory", "overwrites it"]),
     "lab4/wrong_register_index.cu": (ALL_SUITES, ["elements are wrong"]),
     # At 55×48·48×43 a 64×64 and a 128×128 block tile read the same; the 130×36·36×260 case tells them apart.

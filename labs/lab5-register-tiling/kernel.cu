@@ -51,7 +51,7 @@ __device__ __forceinline__ float4 load_float4(const float* src, int row, int col
 template <bool VECTOR>
 __global__ void __launch_bounds__(THREADS) matmul_register_tiled_kernel(const float* A, const float* B, float* C,
                                                                         int M, int N, int K) {
-    __shared__ float As[BK][BM];               // (BK, BM): this block's rows of A, one slice of K, transposed
+    alignas(16) __shared__ float As[BK][BM];   // (BK, BM): this block's rows of A, one slice of K, transposed
     alignas(16) __shared__ float Bs[BK][BN];   // (BK, BN): one slice of K, this block's columns of B
 
     const int tx = threadIdx.x;  // the thread's group of TN columns, 0 .. BN/TN-1

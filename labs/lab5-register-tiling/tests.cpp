@@ -14,23 +14,21 @@ TEST_SUITE("correctness") {
 
   TEST_CASE("seeded random data, A != B^T") { expect_correct({random_problem(37, 37, 37, 1)}); }
 
-  TEST_CASE("rectangular, M != N != K") {
+  // K and N multiples of 4 take the float4 path (130x36 * 36x260, 20x12 * 12x8); the others the scalar path, also
+  // when only one of them is (70x30 * 30x132, 70x132 * 132x30).
+  TEST_CASE("rectangular, M != N != K, on the float4 path and the scalar path") {
     expect_correct({random_problem(55, 43, 48, 2),
                     random_problem(7, 61, 3, 3),
-                    random_problem(33, 1, 65, 4)});
+                    random_problem(33, 1, 65, 4),
+                    random_problem(130, 260, 36, 13),
+                    random_problem(20, 8, 12, 16),
+                    random_problem(70, 132, 30, 17),
+                    random_problem(70, 30, 132, 18)});
   }
 
   TEST_CASE("sizes 1, 15, 16, 17 and primes") {
     expect_correct(random_squares({1, 15, 16, 17, 31, 97}, 5));
     expect_correct({random_problem(13, 29, 7, 6)});
-  }
-
-  TEST_CASE("K and N multiples of 4 (float4 loads), partial tiles: 130x36 * 36x260 and 20x12 * 12x8") {
-    expect_correct({random_problem(130, 260, 36, 13), random_problem(20, 8, 12, 16)});
-  }
-
-  TEST_CASE("only one of K and N a multiple of 4: 70x30 * 30x132 and 70x132 * 132x30") {
-    expect_correct({random_problem(70, 132, 30, 17), random_problem(70, 30, 132, 18)});
   }
 
 #ifndef CUDAEMU  // about 2 GFLOP: seconds on a GPU, minutes on the emulator
@@ -40,16 +38,11 @@ TEST_SUITE("correctness") {
 
 #ifdef CUDAEMU
 TEST_SUITE("traffic") {
-  TEST_CASE("reads at most M*K*ceil(N/128) + K*N*ceil(M/128) floats (55x48 * 48x43)") {
-    Problem p = random_problem(55, 43, 48, 8);
-    expect(check_reads_at_most(p, run_student(p), block_tile_floats(p, BM, BN) * sizeof(float),
-                               "a kernel with 128×128 block tiles"));
-  }
-
-  TEST_CASE("reads at most M*K*ceil(N/128) + K*N*ceil(M/128) floats (130x36 * 36x260)") {
-    Problem p = random_problem(130, 260, 36, 14);
-    expect(check_reads_at_most(p, run_student(p), block_tile_floats(p, BM, BN) * sizeof(float),
-                               "a kernel with 128×128 block tiles"));
+  TEST_CASE("reads at most M*K*ceil(N/128) + K*N*ceil(M/128) floats (55x48 * 48x43 and 130x36 * 36x260)") {
+    for (const Problem& p : {random_problem(55, 43, 48, 8), random_problem(130, 260, 36, 14)}) {
+      expect(check_reads_at_most(p, run_student(p), block_tile_floats(p, BM, BN) * sizeof(float),
+                                 "a kernel with 128×128 block tiles"));
+    }
   }
 
   TEST_CASE("every element of C written exactly once, by kernel code") {

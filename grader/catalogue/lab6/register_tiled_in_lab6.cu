@@ -51,7 +51,7 @@ __device__ __forceinline__ float4 load_float4(const float* src, int row, int col
 template <bool VECTOR>
 __global__ void __launch_bounds__(THREADS) matmul_register_tiled_kernel(const float* A, const float* B, float* C,
                                                                         int M, int N, int K) {
-    __shared__ float As[BK][BM];               // (BK, BM): this block's rows of A, one slice of K, transposed
+    alignas(16) __shared__ float As[BK][BM];   // (BK, BM): this block's rows of A, one slice of K, transposed
     alignas(16) __shared__ float Bs[BK][BN];   // (BK, BN): one slice of K, this block's columns of B
 
     const int tx = threadIdx.x;  // the thread's group of TN columns, 0 .. BN/TN-1
@@ -83,6 +83,7 @@ __global__ void __launch_bounds__(THREADS) matmul_register_tiled_kernel(const fl
         *reinterpret_cast<float4*>(&Bs[b_ty][b_tx]) = b;  // one 16-byte shared store
         __syncthreads();  // both tiles are complete before any thread reads them
 
+#pragma unroll
         for (int k = 0; k < BK; ++k) {
 #pragma unroll
             for (int i = 0; i < TM; ++i) a_reg[i] = As[k][ty * TM + i];
@@ -108,7 +109,10 @@ __global__ void __launch_bounds__(THREADS) matmul_register_tiled_kernel(const fl
             float* out = &C[row * N + col];
             if (VECTOR) {
                 // N % 4 == 0 and col % 4 == 0: the float4 is aligned, all inside C or all outside
-                if (col < N) *reinterpret_cast<float4*>(out) = make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+                if (col < N) {
+                    *reinterpret_cast<float4*>(out) =
+                        make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+                }
             } else {
                 if (col < N) out[0] = acc[i][j];
                 if (col + 1 < N) out[1] = acc[i][j + 1];
