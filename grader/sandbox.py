@@ -101,33 +101,43 @@ class Sandbox:
             time.sleep(0.05)
 
     def command(self, cmd):
+        """The full command line. As root, bwrap sets up the namespaces with root's right to bind any path (a
+        course in a private /root included) and setpriv, inside, drops to the slot's user for good. Otherwise bwrap
+        runs unprivileged, in a user namespace of its own."""
         lim = self.limits
         uid = self._uid()
+        root = os.geteuid() == 0
         # Not root: the process limit counts every process of this user, so it starts from how many run now.
-        nproc = lim["processes"] + (0 if os.geteuid() == 0 else len(_pids_of(uid)))
+        nproc = lim["processes"] + (0 if root else len(_pids_of(uid)))
         prefix = ["prlimit", "--cpu=%d:%d" % (lim["cpu_s"], lim["cpu_s"] + 2), "--data=%d" % (lim["memory_mb"] << 20),
                   "--nproc=%d" % nproc, "--fsize=%d" % (lim["output_mb"] << 20), "--core=0", "--"]
-        if os.geteuid() == 0:
-            prefix += ["setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups", "--"]
-        bw = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--clearenv",
+        namespaces = (["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
+                      if root else ["--unshare-all"])
+        bw = ["bwrap"] + namespaces + ["--die-with-parent", "--new-session", "--clearenv",
               "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
               "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin", "--proc", "/proc", "--dev", "/dev",
-              "--size", str(64 << 20), "--tmpfs", "/tmp"]
-        for etc in ("/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime"):
-            if os.path.exists(etc):
-                bw += ["--ro-bind", etc, etc]
-        for p in self.read_only:
+              "--size", str(64 << 20), "--perms", "1777", "--tmpfs", "/tmp"]
+        etc = [p for p in ("/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime") if os.path.exists(p)]
+        # the folders above each bound path, open to the sandbox's user (bwrap would copy a private folder's mode)
+        above = sorted({a for p in etc + self.read_only + [self.writable] for a in _ancestors(p)},
+                       key=lambda a: a.count("/"))
+        for a in above:
+            bw += ["--perms", "0755", "--dir", a]
+        for p in etc + self.read_only:
             bw += ["--ro-bind", p, p]
-        bw += ["--bind", self.writable, self.writable, "--remount-ro", "/", "--chdir", self.cwd,
-               "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp", "--setenv", "LANG", "C.UTF-8",
-               "--setenv", "TMPDIR", "/tmp"]
+        bw += ["--bind", self.writable, self.writable]
         for dev in sorted(os.listdir("/dev")):
             if dev.startswith("nvidia"):  # the GPU backend: the driver's device files
                 bw += ["--dev-bind", "/dev/" + dev, "/dev/" + dev]
+        bw += ["--remount-ro", "/", "--chdir", self.cwd,
+               "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp", "--setenv", "LANG", "C.UTF-8",
+               "--setenv", "TMPDIR", "/tmp"]
         for key in ("CUDAEMU_TIMEOUT", "CUDAEMU_CACHE", "CUDAEMU_CLANG", "CUDAEMU_THREADS", "CUDA_ARCH"):
             if os.environ.get(key):
                 bw += ["--setenv", key, os.environ[key]]
-        return prefix + bw + ["--"] + cmd
+        drop = (["setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups", "--no-new-privs",
+                 "--inh-caps=-all", "--bounding-set=-all", "--"] if root else [])
+        return prefix + bw + ["--"] + drop + cmd
 
     def run(self, cmd, env=None):
         """Runs cmd in the sandbox; returns an Outcome. Never raises for anything the command does."""
@@ -178,6 +188,15 @@ class Sandbox:
         if sig and rc > 0:
             rc = -sig
         return Outcome(rc, stdout, stderr, limit)
+
+
+def _ancestors(path):
+    out = []
+    path = os.path.dirname(path)
+    while path not in ("/", ""):
+        out.append(path)
+        path = os.path.dirname(path)
+    return out
 
 
 PF_EXITING = 0x4  # in /proc/PID/stat's flags: the task is on its way out (a namespace's teardown takes a moment)
