@@ -20,7 +20,6 @@ import concurrent.futures
 import csv
 import glob
 import hashlib
-import io
 import json
 import os
 import random
@@ -384,7 +383,6 @@ def grade_submission(entry, student, out_dir, work_root, trusted, slot=0, backen
     if meta["status"] != "graded":
         results = [{"lab": "submission", "name": meta["status"], "suite": "correctness", "passed": False,
                     "output": meta["reason"], "score": 0.0, "max_score": 0.0}]
-        totals = {}
     labtool.write_reports(results, {} if meta["status"] != "graded" else labtool.score(results), out_dir, backend)
     meta["seconds"] = round(time.time() - started, 1)
     with open(os.path.join(out_dir, "meta.json.tmp"), "w") as f:
@@ -478,7 +476,8 @@ def grade_all_local(todo, out_root, trusted, jobs, backend, sandboxed):
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         try:
-            for meta in pool.map(work, todo):
+            for future in concurrent.futures.as_completed([pool.submit(work, item) for item in todo]):
+                meta = future.result()
                 metas.append(meta)
                 progress.finished(meta)
         except KeyboardInterrupt:
@@ -553,6 +552,7 @@ def cmd_slurm_task(args):
 # Commands
 # ---------------------------------------------------------------------------------------------------------------
 def check_sandbox(no_sandbox, fall_back=False):
+    sandbox.limits_from_env()  # a bad GRADE_* value stops here, before anything is graded
     if no_sandbox:
         say("classgrade: grading WITHOUT a sandbox (--no-sandbox): only for code you trust")
         return False
