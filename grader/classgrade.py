@@ -94,56 +94,47 @@ def safe_member_name(name):
 def unpack(archive, dest):
     """Unpacks a student's archive into dest, refusing anything that could land outside it."""
     os.makedirs(dest, exist_ok=True)
-    total = 0
     if archive.endswith(".zip"):
         try:
             with zipfile.ZipFile(archive) as z:
-                infos = z.infolist()
-                if len(infos) > ARCHIVE_MAX_FILES:
-                    raise Rejected("bad-archive", "the archive holds more than %d files" % ARCHIVE_MAX_FILES)
-                for info in infos:
-                    if not safe_member_name(info.filename):
-                        raise Rejected("unsafe-archive", "'%s' in the archive points outside it" % info.filename)
-                    if stat.S_ISLNK(info.external_attr >> 16):
-                        raise Rejected("unsafe-archive", "'%s' in the archive is a symbolic link" % info.filename)
-                    total += info.file_size
-                    if total > ARCHIVE_MAX_BYTES:
-                        raise Rejected("bad-archive", "the archive unpacks to more than %d MiB" % (ARCHIVE_MAX_BYTES >> 20))
-                for info in infos:
-                    target = os.path.join(dest, info.filename)
-                    if info.is_dir():
-                        os.makedirs(target, exist_ok=True)
-                        continue
-                    os.makedirs(os.path.dirname(target), exist_ok=True)
-                    with z.open(info) as src, open(target, "wb") as out:
-                        shutil.copyfileobj(src, out)
+                extract([(i.filename, i.is_dir(), not stat.S_ISLNK(i.external_attr >> 16), i.file_size,
+                          lambda i=i: z.open(i)) for i in z.infolist()], dest)
         except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, NotImplementedError) as e:
             raise Rejected("bad-archive", "the zip archive cannot be read: %s" % e)
         return
     try:
         with tarfile.open(archive, "r:gz") as t:
             members = []
-            for m in t:
-                if len(members) >= ARCHIVE_MAX_FILES:
-                    raise Rejected("bad-archive", "the archive holds more than %d files" % ARCHIVE_MAX_FILES)
-                if not safe_member_name(m.name):
-                    raise Rejected("unsafe-archive", "'%s' in the archive points outside it" % m.name)
-                if not (m.isfile() or m.isdir()):
-                    raise Rejected("unsafe-archive", "'%s' in the archive is not a plain file or folder" % m.name)
-                total += m.size
-                if total > ARCHIVE_MAX_BYTES:
-                    raise Rejected("bad-archive", "the archive unpacks to more than %d MiB" % (ARCHIVE_MAX_BYTES >> 20))
-                members.append(m)
-            for m in members:
-                target = os.path.join(dest, m.name)
-                if m.isdir():
-                    os.makedirs(target, exist_ok=True)
-                    continue
-                os.makedirs(os.path.dirname(target), exist_ok=True)
-                with t.extractfile(m) as src, open(target, "wb") as out:
-                    shutil.copyfileobj(src, out)
+            for m in t:  # one at a time, so that a tar of a million entries is refused early
+                members.append((m.name, m.isdir(), m.isfile() or m.isdir(), m.size, lambda m=m: t.extractfile(m)))
+                if len(members) > ARCHIVE_MAX_FILES:
+                    break
+            extract(members, dest)
     except (tarfile.TarError, EOFError, OSError, ValueError) as e:  # gzip's BadGzipFile is an OSError
         raise Rejected("bad-archive", "the tar.gz archive cannot be read: %s" % e)
+
+
+def extract(members, dest):
+    """members: (name, is_dir, is_plain, size, open) for each entry; all are checked before any is written."""
+    if len(members) > ARCHIVE_MAX_FILES:
+        raise Rejected("bad-archive", "the archive holds more than %d files" % ARCHIVE_MAX_FILES)
+    total = 0
+    for name, _, plain, size, _ in members:
+        if not safe_member_name(name):
+            raise Rejected("unsafe-archive", "'%s' in the archive points outside it" % name)
+        if not plain:
+            raise Rejected("unsafe-archive", "'%s' in the archive is not a plain file or folder" % name)
+        total += size
+        if total > ARCHIVE_MAX_BYTES:
+            raise Rejected("bad-archive", "the archive unpacks to more than %d MiB" % (ARCHIVE_MAX_BYTES >> 20))
+    for name, is_dir, _, _, open_member in members:
+        target = os.path.join(dest, name)
+        if is_dir:
+            os.makedirs(target, exist_ok=True)
+            continue
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open_member() as src, open(target, "wb") as out:
+            shutil.copyfileobj(src, out)
 
 
 def locate_labs(folder):
@@ -283,7 +274,7 @@ def hidden_problems(lab, rng):
 def run_hidden(lab, out_dir, trusted, box, results, rng):
     """Hidden tests for one lab, run with the kernel object the visible tests were built with."""
     built = not any(r["name"] == "builds" for r in results)
-    stopped = next((r["output"] for r in results if r["output"].startswith("stopped by the sandbox")), None)
+    stopped = next((r["output"] for r in results if r["output"].startswith("stopped by the ")), None)
     hidden = []
     problems = hidden_problems(lab, rng)
     program = os.path.join(out_dir, "hidden_run")

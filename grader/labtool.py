@@ -238,6 +238,9 @@ def run_test_case(binary, name, sandbox=None):
         proc = sandbox.run(cmd)
         if proc.limit:
             raise SandboxLimit("stopped by the sandbox's %s" % proc.limit)
+        if proc.returncode == 124:  # the emulator's watchdog: the next test would hang the same way
+            raise SandboxLimit("stopped by the emulator's watchdog: the kernel did not finish in %s s (an endless "
+                               "loop?)" % test_env()["CUDAEMU_TIMEOUT"])
         if "std::bad_alloc" in proc.stdout:  # doctest caught it: the kernel's code met the memory limit
             raise SandboxLimit("stopped by the sandbox's memory limit (%d MiB): std::bad_alloc"
                                % sandbox.limits["memory_mb"])

@@ -3,7 +3,7 @@
 What the command sees: /usr (the compilers and libraries), a private /tmp, the paths it is given read-only (the
 course's headers, the prebuilt objects) and one folder it may write (the submission's own build folder). It has no
 network, no view of the rest of the course (solutions/, the grader, hidden tests, other students), its own process
-and IPC namespaces, and runs as an unprivileged user. Limits: CPU time, wall time, address space, processes and the
+and IPC namespaces, and runs as an unprivileged user. Limits: CPU time, wall time, memory, processes and the
 size of any file it writes (its stdout and stderr are files too, so a flood of output stops at that size).
 
 The grader trusts nothing the command writes: callers read its output through `Outcome` (capped) and validate any
@@ -50,14 +50,17 @@ class Outcome:
 
 
 def available():
-    """(usable, reason): whether bubblewrap can build a sandbox here."""
-    if not shutil.which("bwrap"):
-        return False, "bubblewrap is not installed (Debian: apt-get install bubblewrap)"
-    proc = subprocess.run(["bwrap", "--unshare-all", "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib",
-                           "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin", "true"],
-                          capture_output=True, text=True)
-    if proc.returncode != 0:
-        return False, "bubblewrap cannot create a sandbox here: " + (proc.stderr.strip() or "exit %d" % proc.returncode)
+    """(usable, reason): whether a sandbox can be built here, tried with the command every run uses."""
+    for tool, package in (("bwrap", "bubblewrap"), ("prlimit", "util-linux"), ("setpriv", "util-linux")):
+        if not shutil.which(tool):
+            return False, "%s is not installed (Debian: apt-get install %s)" % (tool, package)
+    with tempfile.TemporaryDirectory(prefix="sandbox-probe-") as tmp:
+        box = Sandbox([], tmp)
+        box.prepare()
+        outcome = box.run(["true"])
+    if outcome.returncode != 0:
+        return False, "bubblewrap cannot create a sandbox here: " + (outcome.stderr.strip() or
+                                                                      "exit %d" % outcome.returncode)
     return True, "bubblewrap"
 
 

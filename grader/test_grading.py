@@ -28,6 +28,7 @@ import zipfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import classgrade  # noqa: E402
 import labtool  # noqa: E402
+from selftest import Tally  # noqa: E402
 import sandbox  # noqa: E402
 
 ROOT = labtool.ROOT
@@ -36,21 +37,6 @@ MALICIOUS = os.path.join(ROOT, "grader", "malicious")
 # Tight limits keep the attacks quick to stop; a correct lab needs a few seconds.
 LIMITS = {"GRADE_WALL_S": "20", "GRADE_CPU_S": "8", "GRADE_OUTPUT_MB": "8"}
 NETWORK_PORT = 47811  # grader/malicious/lab1/network.cu connects here
-
-
-class Tally:
-    def __init__(self):
-        self.passed = self.failed = 0
-
-    def check(self, ok, what, detail=""):
-        if ok:
-            self.passed += 1
-            print("ok      " + what, flush=True)
-        else:
-            self.failed += 1
-            print("FAILED  " + what + ("\n        " + str(detail).replace("\n", "\n        ") if detail else ""),
-                  flush=True)
-        return ok
 
 
 def malicious_table():

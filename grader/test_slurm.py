@@ -18,6 +18,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import labtool  # noqa: E402
+from selftest import Tally  # noqa: E402
 
 ROOT = labtool.ROOT
 LABS = labtool.LABS
@@ -51,21 +52,6 @@ AccountingStorageType=accounting_storage/none
 NodeName={host} NodeAddr=127.0.0.1 CPUs={cpus} State=UNKNOWN
 PartitionName=grading Nodes={host} Default=YES MaxTime=INFINITE State=UP
 """
-
-
-class Tally:
-    def __init__(self):
-        self.passed = self.failed = 0
-
-    def check(self, ok, what, detail=""):
-        if ok:
-            self.passed += 1
-            print("ok      " + what, flush=True)
-        else:
-            self.failed += 1
-            print("FAILED  " + what + ("\n        " + str(detail).replace("\n", "\n        ") if detail else ""),
-                  flush=True)
-        return ok
 
 
 def free_port():
