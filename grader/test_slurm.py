@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""test_slurm — `make grade-all RUNNER=slurm` against a one-node Slurm this test starts and stops (make test-slurm).
+"""test_slurm — `make grade-all RUNNER=slurm` against a one-node Slurm this test starts and stops (make test-slurm,
+part of make test).
 
 Starts munged and a Slurm controller and node daemon on this machine, each with its files in a temporary folder
 and on ports of its own, grades a small class through a Slurm job array, then grades the same class locally
@@ -85,14 +86,18 @@ class Cluster:
         with open(key, "wb") as f:
             f.write(os.urandom(1024))
         os.chmod(key, 0o400)
-        munged = subprocess.run(["munged", "--force", "--key-file=" + key,
-                                 "--socket=" + os.path.join(self.dir, "munge.socket"),
-                                 "--pid-file=" + os.path.join(self.dir, "munged.pid"),
-                                 "--log-file=" + os.path.join(self.dir, "munged.log"),
-                                 "--seed-file=" + os.path.join(self.dir, "munged.seed")],
-                                capture_output=True, text=True)
-        if munged.returncode != 0:
-            return "munged did not start: " + (munged.stderr.strip() or tail(os.path.join(self.dir, "munged.log")))
+        socket_path = os.path.join(self.dir, "munge.socket")
+        munged = subprocess.Popen(["munged", "--foreground", "--force", "--key-file=" + key, "--socket=" + socket_path,
+                                   "--pid-file=" + os.path.join(self.dir, "munged.pid"),
+                                   "--log-file=" + os.path.join(self.dir, "munged.log"),
+                                   "--seed-file=" + os.path.join(self.dir, "munged.seed")],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.procs.append(munged)
+        deadline = time.time() + 20
+        while not os.path.exists(socket_path) and munged.poll() is None and time.time() < deadline:
+            time.sleep(0.1)
+        if not os.path.exists(socket_path):
+            return "munged did not start: " + tail(os.path.join(self.dir, "munged.log"))
         with open(self.conf, "w") as f:
             f.write(SLURM_CONF.format(host=self.host, dir=self.dir, ctld_port=free_port(), d_port=free_port(),
                                       cpus=os.cpu_count() or 1))
@@ -110,19 +115,14 @@ class Cluster:
             tail(os.path.join(self.dir, "slurmd.log"))
 
     def stop(self):
-        for p in self.procs:
+        for p in reversed(self.procs):  # the Slurm daemons first, munged last
             if p.poll() is None:
                 p.terminate()
-        for p in self.procs:
             try:
                 p.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 p.kill()
-        try:
-            with open(os.path.join(self.dir, "munged.pid")) as f:
-                os.kill(int(f.read().strip()), 15)
-        except (OSError, ValueError):
-            pass
+                p.wait()
 
 
 def make_class(folder):

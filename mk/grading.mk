@@ -6,7 +6,7 @@
 #   make handout                      the student release: build/handout/course/ and course.tar.gz
 #   make gradescope                   the Gradescope autograder: build/gradescope/autograder.zip
 #   make test-grading                 class grading's tests (part of make test)
-#   make test-slurm                   RUNNER=slurm against a one-node Slurm it starts (needs slurm-wlm and munge)
+#   make test-slurm                   RUNNER=slurm against a one-node Slurm it starts (part of make test)
 #   make bench-grading                submissions graded per minute, for a generated class of 50 on 2 cores
 
 CLASSGRADE := $(PYTHON) grader/classgrade.py
@@ -24,7 +24,7 @@ handout:
 gradescope:
 	@$(PYTHON) grader/package.py gradescope
 
-test: test-grading
+test: test-grading test-slurm
 
 test-grading:
 	@$(PYTHON) grader/test_grading.py
