@@ -610,9 +610,14 @@ def cmd_grade_one(args):
     return 0
 
 
+class Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, as for any other bad input
+        raise SystemExit("classgrade: %s (grader/classgrade.py --help)" % message)
+
+
 def main(argv):
-    parser = argparse.ArgumentParser(prog="classgrade", description=__doc__.split("\n\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = Parser(prog="classgrade", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     p = sub.add_parser("grade-all", help="grade every submission in a folder")
     p.add_argument("--submissions", required=True)
     p.add_argument("--out", default=os.path.join(ROOT, "build", "grade-all"))

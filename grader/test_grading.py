@@ -237,6 +237,11 @@ def check_bad_input(t, tmp):
         lines = [l for l in proc.stderr.strip().splitlines() if l]
         t.check(proc.returncode != 0 and len(lines) == 1 and words in lines[0],
                 "%s: one-line error, non-zero exit" % what, proc.stdout + proc.stderr)
+    proc = subprocess.run(["make", "-s", "grade-all", "SUBMISSIONS=" + tmp, "RUNNER=cloud"], capture_output=True,
+                          text=True, cwd=ROOT)
+    lines = [l for l in proc.stderr.splitlines() if l.startswith("classgrade:")]
+    t.check(proc.returncode != 0 and len(lines) == 1 and "invalid choice: 'cloud'" in lines[0],
+            "an unknown RUNNER: one-line error, non-zero exit", proc.stdout + proc.stderr)
     proc = subprocess.run(["make", "-s", "grade-all"], capture_output=True, text=True, cwd=ROOT)
     t.check(proc.returncode != 0 and "SUBMISSIONS" in proc.stderr, "make grade-all without SUBMISSIONS says what is "
             "missing", proc.stdout + proc.stderr)
