@@ -10,7 +10,7 @@ even when the GPU runs the correctness tests. Without --backend: the GPU if one 
 """
 import argparse
 import concurrent.futures
-import hashlib
+import importlib.machinery
 import json
 import os
 import re
@@ -19,6 +19,7 @@ import signal
 import subprocess
 import sys
 import threading
+import types
 import xml.etree.ElementTree as ET
 from xml.sax.saxutils import escape, quoteattr
 
@@ -96,10 +97,13 @@ OBJECT_LOCKS_GUARD = threading.Lock()
 
 
 class Toolchain:
-    """Compiles for one backend; shared objects are built once and reused for every kernel."""
+    """Compiles for one backend; shared objects are built once and reused for every kernel. With a sandbox
+    (grader/sandbox.py), the student's kernel is compiled and linked inside it; the course's own sources never are,
+    so `prebuild` them first."""
 
-    def __init__(self, backend):
+    def __init__(self, backend, sandbox=None):
         self.backend = backend
+        self.sandbox = sandbox
         self.dir = os.path.join(ROOT, "build", backend)
         os.makedirs(os.path.join(self.dir, "obj"), exist_ok=True)
         headers = [os.path.join(ROOT, "common", h) for h in os.listdir(os.path.join(ROOT, "common")) if h.endswith(".h")]
@@ -107,32 +111,55 @@ class Toolchain:
                                                                 "include/cudaemu.h")]
         self.deps = headers + (emu + [EMUCC] if backend == "emu" else [])
 
-    def compile(self, source, obj, includes, shown_as=None):
+    def run_untrusted(self, cmd):
+        if not self.sandbox:
+            return run_build(cmd)
+        outcome = self.sandbox.run(cmd)
+        if outcome.returncode != 0 or outcome.limit:
+            why = "stopped by the sandbox's %s" % outcome.limit if outcome.limit else "build failed"
+            raise BuildError(((outcome.stdout + outcome.stderr).strip() + "\n" + why).strip())
+
+    def compile(self, source, obj, includes, shown_as=None, untrusted=False):
+        inc = sum((["-I", d] for d in includes), [])
+
+        def command(out):
+            if self.backend == "emu":
+                return [EMUCC, "-O2", "-c", source, "-o", out] + inc + (["--source-name=" + shown_as] if shown_as else [])
+            arch = os.environ.get("CUDA_ARCH", "native")
+            return ["nvcc", "-O2", "-std=c++17", "-arch=" + arch, "-c", source, "-o", out] + inc
+
+        os.makedirs(os.path.dirname(obj), exist_ok=True)
+        if untrusted:  # the student's kernel: always rebuilt, into its own folder
+            self.run_untrusted(command(obj))
+            return obj
         # Labs are built in parallel threads that share objects such as harness.o: one thread builds each object,
         # into a temporary name, so no link ever reads a half-written file.
         with OBJECT_LOCKS_GUARD:
             lock = OBJECT_LOCKS.setdefault(obj, threading.Lock())
         with lock:
-            if not newer(obj, [source] + self.deps):
-                return obj
-            os.makedirs(os.path.dirname(obj), exist_ok=True)
-            partial = "%s.%d.tmp.o" % (obj, threading.get_ident())
-            inc = sum((["-I", d] for d in includes), [])
-            if self.backend == "emu":
-                run_build([EMUCC, "-O2", "-c", source, "-o", partial] + inc +
-                          (["--source-name=" + shown_as] if shown_as else []))
-            else:
-                arch = os.environ.get("CUDA_ARCH", "native")
-                run_build(["nvcc", "-O2", "-std=c++17", "-arch=" + arch, "-c", source, "-o", partial] + inc)
-            os.replace(partial, obj)
+            if newer(obj, [source] + self.deps):
+                partial = "%s.%d.tmp.o" % (obj, threading.get_ident())
+                run_build(command(partial))
+                os.replace(partial, obj)
         return obj
 
     def link(self, objs, out):
+        """Links a program with the student's kernel: in the sandbox, when there is one."""
         if self.backend == "emu":
-            run_build([EMUCC, "-o", out] + objs)
+            self.run_untrusted([EMUCC, "-o", out] + objs)
         else:
-            run_build(["nvcc", "-arch=" + os.environ.get("CUDA_ARCH", "native"), "-o", out] + objs)
+            self.run_untrusted(["nvcc", "-arch=" + os.environ.get("CUDA_ARCH", "native"), "-o", out] + objs)
         return out
+
+    def prebuild(self, lab):
+        """Builds the course's objects for `lab` (and, on the emulator, its runtime) from trusted sources."""
+        common, lab_dir = os.path.join(ROOT, "common"), os.path.join(ROOT, "labs", lab)
+        self.compile(os.path.join(lab_dir, "tests.cpp"), os.path.join(self.dir, "obj", lab + "-tests.o"),
+                     [common, lab_dir])
+        for name in ("harness.cpp", "reference_gemm.cpp", "doctest_main.cpp"):
+            self.common_object(name, lab)
+        if self.backend == "emu":
+            runtime_object()
 
     def common_object(self, name, lab):
         # demo.cpp and the lab tests include lab.h, so their objects are per lab; the rest are shared
@@ -141,7 +168,7 @@ class Toolchain:
         return self.compile(os.path.join(ROOT, "common", name), obj, [os.path.join(ROOT, "common"),
                                                                       os.path.join(ROOT, "labs", lab)])
 
-    def build_lab(self, lab, kernel, out_dir, shown_as=None):
+    def build_lab(self, lab, kernel, out_dir, shown_as=None, with_demo=True):
         """Builds the lab's test binary (and demo) against `kernel`; returns {name: path}. Diagnostics name the
         kernel `shown_as` (default: its path)."""
         common = os.path.join(ROOT, "common")
@@ -153,17 +180,28 @@ class Toolchain:
         kernel_obj = os.path.join(out_dir, "kernel.o")
         if os.path.exists(kernel_obj):
             os.remove(kernel_obj)  # always rebuilt: the kernel is what changes
-        self.compile(kernel, kernel_obj, includes, shown_as)
+        self.compile(kernel, kernel_obj, includes, shown_as, untrusted=True)
         shared = [self.common_object(n, lab) for n in ("harness.cpp", "reference_gemm.cpp")]
         bins = {"tests": self.link([tests_obj, kernel_obj, self.common_object("doctest_main.cpp", lab)] + shared,
                                    os.path.join(out_dir, "tests"))}
-        if lab != "lab1-naive":
+        if not with_demo:
+            pass
+        elif lab != "lab1-naive":
             bins["demo"] = self.link([self.common_object("demo.cpp", lab), kernel_obj] + shared,
                                      os.path.join(out_dir, "demo"))
         elif lab == "lab1-naive":
             flow = self.compile(os.path.join(lab_dir, "host_flow.cu"), os.path.join(out_dir, "host_flow.o"), includes)
             bins["demo"] = self.link([flow, kernel_obj], os.path.join(out_dir, "host_flow"))
         return bins
+
+
+def runtime_object():
+    """The emulator's runtime object, built by tools/emucc into its cache (build/emu) if missing; returns its path."""
+    loader = importlib.machinery.SourceFileLoader("emucc", EMUCC)
+    emucc = types.ModuleType("emucc")
+    emucc.__file__ = EMUCC
+    loader.exec_module(emucc)
+    return emucc.Build().runtime_object()
 
 
 def staged_kernel(kernel, out_dir):
@@ -184,21 +222,46 @@ def test_env():
     return env
 
 
-def list_test_cases(binary):
-    proc = subprocess.run([binary, "--list-test-cases", "--reporters=xml"], capture_output=True, text=True,
-                          timeout=60, env=test_env())
-    root = ET.fromstring(proc.stdout[proc.stdout.find("<?xml"):])
+class SandboxLimit(Exception):
+    """A sandboxed test program was stopped by one of the sandbox's limits."""
+
+
+def list_test_cases(binary, sandbox=None):
+    cmd = [binary, "--list-test-cases", "--reporters=xml"]
+    if sandbox:
+        outcome = sandbox.run(cmd)
+        if outcome.limit:
+            raise SandboxLimit("listing the tests was stopped by the sandbox's %s" % outcome.limit)
+        stdout = outcome.stdout
+    else:
+        stdout = subprocess.run(cmd, capture_output=True, text=True, timeout=60, env=test_env()).stdout
+    try:
+        root = ET.fromstring(stdout[stdout.find("<?xml"):])
+    except ET.ParseError:
+        raise SandboxLimit("the test program did not list its tests (did the kernel's code print or exit early?)")
     return [(tc.get("name"), tc.get("testsuite") or "") for tc in root.iter("TestCase")]
 
 
-def run_test_case(binary, name):
-    """Runs one test case alone, in its own process. Returns (passed, output)."""
+def run_test_case(binary, name, sandbox=None):
+    """Runs one test case alone, in its own process (in the sandbox, when there is one). Returns (passed, output);
+    raises SandboxLimit when the sandbox stopped it."""
     cmd = [binary, "--test-case=" + name.replace(",", "\\,"), "--reporters=xml", "--no-version"]
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TEST_TIMEOUT_S, env=test_env(),
-                              start_new_session=True)
-    except subprocess.TimeoutExpired:
-        return False, "timed out after %d s — is there an endless loop in your kernel?" % TEST_TIMEOUT_S
+    if sandbox:
+        proc = sandbox.run(cmd)
+        if proc.limit:
+            raise SandboxLimit("stopped by the sandbox's %s" % proc.limit)
+        if proc.returncode == 124:  # the emulator's watchdog: the next test would hang the same way
+            raise SandboxLimit("stopped by the emulator's watchdog: the kernel did not finish in %s s (an endless "
+                               "loop?)" % test_env()["CUDAEMU_TIMEOUT"])
+        if "std::bad_alloc" in proc.stdout:  # doctest caught it: the kernel's code met the memory limit
+            raise SandboxLimit("stopped by the sandbox's memory limit (%d MiB): std::bad_alloc"
+                               % sandbox.limits["memory_mb"])
+    else:
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TEST_TIMEOUT_S, env=test_env(),
+                                  start_new_session=True)
+        except subprocess.TimeoutExpired:
+            return False, "timed out after %d s — is there an endless loop in your kernel?" % TEST_TIMEOUT_S
     stderr = proc.stderr.strip()
     xml_start = proc.stdout.find("<?xml")
     try:
@@ -270,8 +333,10 @@ def cmd_lab(args):
 # ---------------------------------------------------------------------------------------------------------------
 # `make grade`
 # ---------------------------------------------------------------------------------------------------------------
-def grade_lab(lab, kernel, backend, work_dir):
-    """Returns a list of test results: dicts with lab, name, suite, passed, output."""
+def grade_lab(lab, kernel, backend, work_dir, make_sandbox=None):
+    """Returns a list of test results: dicts with lab, name, suite, passed, output. With make_sandbox (a function
+    of the folder the lab is built in, returning a sandbox.Sandbox), the kernel is built and run in that sandbox,
+    and a test stopped by one of its limits ends the lab: every remaining test fails with the same reason."""
     results = []
     def not_built(why):  # the lab's only result: it scores zero
         return [{"lab": lab, "name": "builds", "suite": "correctness", "passed": False, "output": why}]
@@ -281,18 +346,34 @@ def grade_lab(lab, kernel, backend, work_dir):
     runs = [("gpu", "correctness"), ("emu", None)] if backend == "gpu" else [("emu", None)]
     for b, only_suite in runs:
         out_dir = os.path.join(work_dir, b, lab)
+        sandbox = None
         try:
             staged = staged_kernel(kernel, os.path.join(out_dir, "src"))
-            bins = Toolchain(b).build_lab(lab, staged, out_dir, shown_as=os.path.relpath(kernel, os.getcwd()))
+            if make_sandbox:
+                sandbox = make_sandbox(out_dir)
+                sandbox.prepare()
+            bins = Toolchain(b, sandbox).build_lab(lab, staged, out_dir, shown_as=os.path.relpath(kernel, os.getcwd()),
+                                                   with_demo=not sandbox)
         except BuildError as e:
             return not_built("kernel.cu does not build:\n" + str(e)[-4000:])
-        cases = list_test_cases(bins["tests"])
+        try:
+            cases = list_test_cases(bins["tests"], sandbox)
+        except SandboxLimit as e:
+            return not_built(str(e))
+        stopped = None
         for name, suite in cases:
             if backend == "gpu" and b == "emu" and suite == "correctness":
                 continue  # judged on the GPU
             if only_suite and suite != only_suite:
                 continue
-            passed, output = run_test_case(bins["tests"], name)
+            if stopped:
+                passed, output = False, "not run: an earlier test was " + stopped
+            else:
+                try:
+                    passed, output = run_test_case(bins["tests"], name, sandbox)
+                except SandboxLimit as e:
+                    stopped = str(e)
+                    passed, output = False, stopped
             results.append({"lab": lab, "name": name, "suite": suite, "passed": passed, "output": output})
     return results
 
@@ -330,7 +411,7 @@ def write_reports(results, totals, out_dir, backend):
                                          else "CPU emulator"),
         "tests": [{"name": "%s: %s: %s" % (r["lab"], r["suite"], r["name"]), "score": r["score"],
                    "max_score": r["max_score"], "status": "passed" if r["passed"] else "failed",
-                   "output": r["output"], "visibility": "visible"} for r in results],
+                   "output": r["output"], "visibility": r.get("visibility", "visible")} for r in results],
     }
     with open(os.path.join(out_dir, "results.json"), "w") as f:
         json.dump(doc, f, indent=2, ensure_ascii=False)

@@ -79,7 +79,9 @@ class Tally:
             print("ok      " + what, flush=True)
         else:
             self.failed += 1
+            detail = str(detail)
             print("FAILED  " + what + ("\n        " + detail.replace("\n", "\n        ") if detail else ""), flush=True)
+        return ok
 
 
 def grade(lab, kernel, work):

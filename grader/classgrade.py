@@ -1,0 +1,651 @@
+#!/usr/bin/env python3
+"""classgrade — grade a whole class: every submission sandboxed, hidden tests, one gradebook.
+
+    grader/classgrade.py grade-all --submissions DIR [--jobs N] [--runner local|slurm]   (make grade-all)
+    grader/classgrade.py grade-one --submission PATH --out DIR                           (Gradescope, one student)
+
+DIR holds one entry per student: a folder laid out like labs/ (any subset of the labs), or a .zip / .tar.gz of
+one. Each student gets build/grade-all/<student>/results.json (Gradescope's format) and junit.xml, and
+build/grade-all/gradebook.csv has a row per student: score per lab, total, status, reason.
+
+Every build and run of a student's code happens in a bubblewrap sandbox (grader/sandbox.py) that sees no
+solutions, no hidden tests and no other student. Hidden tests (grader/hidden/) draw fresh sizes and seeds at grade
+time and are judged outside the sandbox; Gradescope shows their output after grades are published.
+
+Re-running resumes: a student whose submission, and whose grader, are unchanged keeps their results.
+With --runner slurm, one Slurm array task grades each submission (SLURM_PARTITION, SLURM_GPUS to choose where).
+"""
+import argparse
+import concurrent.futures
+import csv
+import glob
+import hashlib
+import json
+import os
+import random
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import tarfile
+import tempfile
+import threading
+import time
+import zipfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import labtool  # noqa: E402
+import sandbox  # noqa: E402
+
+ROOT = labtool.ROOT
+LABS = labtool.LABS
+HIDDEN_DIR = os.path.join(ROOT, "grader", "hidden")
+HIDDEN_CASES = 2             # hidden problems per lab
+HIDDEN_MAX_SIZE = 80         # largest M, N or K of a hidden problem (the emulator runs about 1 GFLOP/min)
+HIDDEN_VISIBILITY = "after_published"
+ARCHIVE_MAX_BYTES = 50 << 20  # unpacked size of one student's archive
+ARCHIVE_MAX_FILES = 2000
+STATUSES = ("graded", "empty", "bad-layout", "bad-archive", "unsafe-archive", "duplicate", "error")
+
+
+def say(message):
+    print(message, flush=True)
+
+
+class Rejected(Exception):
+    """A submission that cannot be graded: (status, reason)."""
+
+    def __init__(self, status, reason):
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Submissions: names, unpacking, layout, content hash
+# ---------------------------------------------------------------------------------------------------------------
+ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz")
+
+
+def student_name(entry):
+    base = os.path.basename(entry.rstrip("/"))
+    for suffix in ARCHIVE_SUFFIXES:
+        if base.endswith(suffix) and os.path.isfile(entry):
+            base = base[:-len(suffix)]
+    return re.sub(r"[^A-Za-z0-9._@+-]", "_", base).lstrip(".") or "_"
+
+
+def list_entries(submissions):
+    if not os.path.isdir(submissions):
+        raise SystemExit("classgrade: SUBMISSIONS '%s' is not a directory" % submissions)
+    entries = sorted(os.path.join(submissions, e) for e in os.listdir(submissions) if not e.startswith("."))
+    if not entries:
+        raise SystemExit("classgrade: SUBMISSIONS '%s' is empty: it should hold one folder or archive per student"
+                         % submissions)
+    return entries
+
+
+def safe_member_name(name):
+    parts = name.replace("\\", "/").split("/")
+    return not (name.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", name) or ".." in parts)
+
+
+def unpack(archive, dest):
+    """Unpacks a student's archive into dest, refusing anything that could land outside it."""
+    os.makedirs(dest, exist_ok=True)
+    if archive.endswith(".zip"):
+        try:
+            with zipfile.ZipFile(archive) as z:
+                extract([(i.filename, i.is_dir(), not stat.S_ISLNK(i.external_attr >> 16), i.file_size,
+                          lambda i=i: z.open(i)) for i in z.infolist()], dest)
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, NotImplementedError) as e:
+            raise Rejected("bad-archive", "the zip archive cannot be read: %s" % e)
+        return
+    try:
+        with tarfile.open(archive, "r:gz") as t:
+            members = []
+            for m in t:  # one at a time, so that a tar of a million entries is refused early
+                members.append((m.name, m.isdir(), m.isfile() or m.isdir(), m.size, lambda m=m: t.extractfile(m)))
+                if len(members) > ARCHIVE_MAX_FILES:
+                    break
+            extract(members, dest)
+    except (tarfile.TarError, EOFError, OSError, ValueError) as e:  # gzip's BadGzipFile is an OSError
+        raise Rejected("bad-archive", "the tar.gz archive cannot be read: %s" % e)
+
+
+def extract(members, dest):
+    """members: (name, is_dir, is_plain, size, open) for each entry; all are checked before any is written."""
+    if len(members) > ARCHIVE_MAX_FILES:
+        raise Rejected("bad-archive", "the archive holds more than %d files" % ARCHIVE_MAX_FILES)
+    total = 0
+    for name, _, plain, size, _ in members:
+        if not safe_member_name(name):
+            raise Rejected("unsafe-archive", "'%s' in the archive points outside it" % name)
+        if not plain:
+            raise Rejected("unsafe-archive", "'%s' in the archive is not a plain file or folder" % name)
+        total += size
+        if total > ARCHIVE_MAX_BYTES:
+            raise Rejected("bad-archive", "the archive unpacks to more than %d MiB" % (ARCHIVE_MAX_BYTES >> 20))
+    for name, is_dir, _, _, open_member in members:
+        target = os.path.join(dest, name)
+        if is_dir:
+            os.makedirs(target, exist_ok=True)
+            continue
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open_member() as src, open(target, "wb") as out:
+            shutil.copyfileobj(src, out)
+
+
+def locate_labs(folder):
+    """{lab: kernel.cu path} for the lab folders in `folder`, or in its one subfolder (an archive of labs/)."""
+    def labs_in(d):
+        return {lab: os.path.join(d, lab, "kernel.cu") for lab in LABS if os.path.isdir(os.path.join(d, lab))}
+    if not any(os.scandir(folder)):
+        raise Rejected("empty", "the submission is empty")
+    found = labs_in(folder)
+    if not found:
+        subs = [e.path for e in os.scandir(folder) if e.is_dir() and not e.name.startswith(("__MACOSX", "."))]
+        if len(subs) == 1:
+            found = labs_in(subs[0])
+    if not found:
+        raise Rejected("bad-layout", "no lab folder (%s) in the submission" % ", ".join(LABS))
+    for lab, kernel in found.items():
+        if os.path.islink(kernel) or os.path.islink(os.path.dirname(kernel)):
+            raise Rejected("unsafe-archive", "%s/kernel.cu is a symbolic link" % lab)
+    return found
+
+
+def content_hash(entry):
+    h = hashlib.sha256()
+    if os.path.isfile(entry):
+        with open(entry, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+        return h.hexdigest()
+    for dirpath, dirnames, filenames in os.walk(entry):
+        dirnames.sort()
+        for name in sorted(filenames):
+            path = os.path.join(dirpath, name)
+            h.update(os.path.relpath(path, entry).encode() + b"\0")
+            if os.path.isfile(path) and not os.path.islink(path):
+                with open(path, "rb") as f:
+                    h.update(f.read())
+            h.update(b"\0")
+    return h.hexdigest()
+
+
+def grader_fingerprint(backend):
+    """What a grade depends on besides the submission: the course's sources, the grader, the backend."""
+    h = hashlib.sha256(backend.encode())
+    paths = []
+    for pattern in ("common/**", "labs/**", "grader/*.py", "grader/hidden/**", "tools/emucc"):
+        paths += [p for p in glob.glob(os.path.join(ROOT, pattern), recursive=True) if os.path.isfile(p)]
+    for p in sorted(paths):
+        h.update(os.path.relpath(p, ROOT).encode())
+        with open(p, "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()[:16]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Trusted builds (outside any sandbox) and the sandbox each lab runs in
+# ---------------------------------------------------------------------------------------------------------------
+def hidden_multiple(lab):
+    """The multiple every size must be for this lab: lab.h says 'multiples of N', or any size is allowed."""
+    with open(os.path.join(ROOT, "labs", lab, "lab.h")) as f:
+        text = f.read()
+    m = re.search(r"multiples of (\d+)", text)
+    return int(m.group(1)) if m else 1
+
+
+class Trusted:
+    """The course's objects, built once from trusted sources before any submission is graded."""
+
+    def __init__(self, out_root, backend):
+        self.backend = backend
+        self.dir = os.path.join(out_root, ".trusted")
+        emu = labtool.Toolchain("emu")
+        self.runtime = labtool.runtime_object()
+        for lab in LABS:
+            emu.prebuild(lab)
+            if backend == "gpu":
+                labtool.Toolchain("gpu").prebuild(lab)
+            emu.compile(os.path.join(HIDDEN_DIR, "hidden_run.cpp"), self.hidden_run(lab),
+                        [os.path.join(ROOT, "common"), os.path.join(ROOT, "labs", lab)])
+        objs = [emu.common_object(n, LABS[0]) for n in ("harness.cpp", "reference_gemm.cpp")]
+        check_obj = emu.compile(os.path.join(HIDDEN_DIR, "hidden_check.cpp"), os.path.join(self.dir, "hidden_check.o"),
+                                [os.path.join(ROOT, "common")])
+        self.hidden_check = os.path.join(self.dir, "hidden_check")
+        if labtool.newer(self.hidden_check, [check_obj] + objs):
+            labtool.run_build([labtool.EMUCC, "-o", self.hidden_check, check_obj] + objs)
+
+    def hidden_run(self, lab):
+        return os.path.join(self.dir, lab, "hidden_run.o")
+
+    def read_only(self, lab):
+        """What a lab's sandbox may read: the public headers and the prebuilt objects, nothing else of the course."""
+        paths = [os.path.join(ROOT, "common"), os.path.join(ROOT, "labs", lab), labtool.EMUCC,
+                 os.path.join(ROOT, "build", "emu", "obj"), self.runtime, self.hidden_run(lab)]
+        if self.backend == "gpu":
+            paths.append(os.path.join(ROOT, "build", "gpu", "obj"))
+            paths += [p for p in ("/usr/local/cuda",) if os.path.isdir(p)]
+        return paths
+
+
+def sandbox_env():
+    env = {"CUDAEMU_THREADS": "1", "CUDAEMU_CACHE": os.path.join(ROOT, "build", "emu")}
+    env.setdefault("CUDAEMU_TIMEOUT", os.environ.get("CUDAEMU_TIMEOUT", "60"))
+    return env
+
+
+def sandbox_for(trusted, lab, slot, sandboxed):
+    def make(out_dir):
+        if not sandboxed:
+            return None
+        box = sandbox.Sandbox(trusted.read_only(lab), out_dir, slot=slot, cwd=ROOT)
+        base_run = box.run
+        box.run = lambda cmd, env=None: base_run(cmd, dict(sandbox_env(), **(env or {})))
+        return box
+    return make
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Grading one submission
+# ---------------------------------------------------------------------------------------------------------------
+def read_untrusted(path, limit):
+    """Reads a file the sandbox wrote, refusing links and anything but a plain file; None if there is none."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            return None
+        return f.read(limit + 1)
+
+
+def hidden_problems(lab, rng):
+    m = hidden_multiple(lab)
+    top = max(1, HIDDEN_MAX_SIZE // m)
+    return [tuple(m * rng.randint(1, top) for _ in range(3)) + (rng.randrange(1, 2 ** 31),) for _ in range(HIDDEN_CASES)]
+
+
+def run_hidden(lab, out_dir, trusted, box, results, rng):
+    """Hidden tests for one lab, run with the kernel object the visible tests were built with."""
+    built = not any(r["name"] == "builds" for r in results)
+    stopped = next((r["output"] for r in results if r["output"].startswith("stopped by the ")), None)
+    hidden = []
+    problems = hidden_problems(lab, rng)
+    program = os.path.join(out_dir, "hidden_run")
+    why_not = None if built else "not run: kernel.cu does not build"
+    why_not = why_not or ("not run: an earlier test was " + stopped if stopped else None)
+    if not why_not:
+        objs = [trusted.hidden_run(lab), os.path.join(out_dir, "kernel.o"),
+                os.path.join(ROOT, "build", "emu", "obj", "harness.o"),
+                os.path.join(ROOT, "build", "emu", "obj", "reference_gemm.o")]
+        try:
+            labtool.Toolchain("emu", box).link(objs, program)
+        except labtool.BuildError as e:
+            why_not = "not run: the hidden test program did not link:\n" + str(e)[-2000:]
+    for i, (M, N, K, seed) in enumerate(problems):
+        entry = {"lab": lab, "name": "hidden test %d" % (i + 1), "suite": "correctness", "passed": False,
+                 "visibility": HIDDEN_VISIBILITY}
+        if why_not:
+            entry["output"] = why_not
+            hidden.append(entry)
+            continue
+        saved = os.path.join(out_dir, "hidden-%d.bin" % i)
+        args = [str(M), str(N), str(K), str(seed), saved]
+        outcome = box.run([program] + args) if box else subprocess.run([program] + args, capture_output=True,
+                                                                       text=True, env=labtool.test_env())
+        limit = getattr(outcome, "limit", None)
+        if limit:
+            entry["output"] = "%d×%d·%d×%d: stopped by the sandbox's %s" % (M, K, K, N, limit)
+            why_not = "not run: an earlier test was stopped by the sandbox's " + limit
+            hidden.append(entry)
+            continue
+        # the sandbox's file, copied through a channel that checks it; then judged outside the sandbox
+        data = read_untrusted(saved, 16 + 4 * M * N)
+        with tempfile.NamedTemporaryFile(dir=trusted.dir, suffix=".bin") as copy:
+            copy.write(data or b"")
+            copy.flush()
+            check = subprocess.run([trusted.hidden_check, str(M), str(N), str(K), str(seed), copy.name],
+                                   capture_output=True, text=True, timeout=120)
+        entry["passed"] = check.returncode == 0
+        crashed = outcome.returncode < 0 and not entry["passed"]
+        shape = "%d×%d·%d×%d seeded random (seed %d)" % (M, K, K, N, seed)
+        entry["output"] = (shape + ": right" if entry["passed"] else check.stdout.strip()[:2000] +
+                           ("\nthe test program crashed (signal %d)" % -outcome.returncode if crashed else ""))
+        hidden.append(entry)
+    return hidden
+
+
+def summarise(results, labs):
+    """One line for the gradebook: for each lab that scored nothing, why (the first failure's first line)."""
+    reasons = []
+    for lab in labs:
+        rs = [r for r in results if r["lab"] == lab]
+        if not rs or any(r["passed"] for r in rs):
+            continue
+        first = next((r["output"] for r in rs if r["output"].strip()), "failed")
+        if first.startswith("kernel.cu does not build"):
+            detail = next((l for l in first.splitlines() if "error" in l), "")
+            first = "kernel.cu does not build" + (": " + detail.strip() if detail else "")
+        line = " ".join(l.strip() for l in first.strip().splitlines() if l.strip() and l.strip() != "exception:")
+        reasons.append("%s: %s" % (lab, line[:200]))
+    return "; ".join(reasons)
+
+
+def grade_submission(entry, student, out_dir, work_root, trusted, slot=0, backend="emu", sandboxed=True, key=""):
+    """Grades one entry; writes out_dir/results.json, junit.xml and meta.json; returns the meta dict.
+    Never raises for anything the submission does."""
+    started = time.time()
+    work = os.path.join(work_root, student)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(out_dir, exist_ok=True)
+    meta = {"student": student, "key": key, "status": "graded", "reason": "", "scores": {}, "total": 0}
+    results = []
+    try:
+        folder = entry
+        if os.path.isfile(entry):
+            if not entry.endswith(ARCHIVE_SUFFIXES):
+                raise Rejected("bad-layout", "not a folder, .zip or .tar.gz")
+            folder = os.path.join(work, "unpacked")
+            unpack(entry, folder)
+        kernels = locate_labs(folder)
+        rng = random.SystemRandom()
+        for lab in LABS:
+            if lab not in kernels:
+                continue
+            make = sandbox_for(trusted, lab, slot, sandboxed)
+            lab_results = labtool.grade_lab(lab, kernels[lab], backend, os.path.join(work, "build"), make)
+            box = make(os.path.join(work, "build", "emu", lab))
+            lab_results += run_hidden(lab, os.path.join(work, "build", "emu", lab), trusted, box, lab_results, rng)
+            results += lab_results
+        totals = labtool.score(results)
+        meta["scores"] = {lab: s for lab, (s, _) in totals.items()}
+        meta["total"] = round(sum(meta["scores"].values()), 2)
+        meta["reason"] = summarise(results, kernels)
+    except Rejected as r:
+        meta.update(status=r.status, reason=r.reason)
+    except Exception as e:  # a bug in the grader must not stop the batch; it is recorded, loudly
+        meta.update(status="error", reason="the grader failed: %s: %s" % (type(e).__name__, e))
+    if meta["status"] != "graded":
+        results = [{"lab": "submission", "name": meta["status"], "suite": "correctness", "passed": False,
+                    "output": meta["reason"], "score": 0.0, "max_score": 0.0}]
+    labtool.write_reports(results, {} if meta["status"] != "graded" else labtool.score(results), out_dir, backend)
+    meta["seconds"] = round(time.time() - started, 1)
+    with open(os.path.join(out_dir, "meta.json.tmp"), "w") as f:
+        json.dump(meta, f, indent=2)
+    os.replace(os.path.join(out_dir, "meta.json.tmp"), os.path.join(out_dir, "meta.json"))  # written last: "done"
+    shutil.rmtree(work, ignore_errors=True)
+    return meta
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The gradebook
+# ---------------------------------------------------------------------------------------------------------------
+def load_meta(out_dir):
+    try:
+        with open(os.path.join(out_dir, "meta.json")) as f:
+            meta = json.load(f)
+        return meta if os.path.isfile(os.path.join(out_dir, "results.json")) else None
+    except (OSError, ValueError):
+        return None
+
+
+def write_gradebook(out_root, rows):
+    path = os.path.join(out_root, "gradebook.csv")
+    with open(path + ".tmp", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["student"] + LABS + ["total", "status", "reason"])
+        for meta in sorted(rows, key=lambda m: m["student"]):
+            scores = meta.get("scores", {})
+            w.writerow([meta["student"]] + ["%g" % scores[lab] if lab in scores else "" for lab in LABS] +
+                       ["%g" % meta.get("total", 0), meta["status"], meta.get("reason", "").replace("\n", " ")])
+    os.replace(path + ".tmp", path)
+    return path
+
+
+class Progress:
+    def __init__(self, total):
+        self.total, self.done, self.started = total, 0, time.time()
+        self.lock = threading.Lock()
+        self.tty = sys.stdout.isatty()
+
+    def finished(self, meta):
+        with self.lock:
+            self.done += 1
+            minutes = (time.time() - self.started) / 60
+            line = "[%d/%d] %s: %s %s (%.1f per minute)" % (self.done, self.total, meta["student"], meta["status"],
+                                                           "%g" % meta.get("total", 0), self.done / max(minutes, 1e-9))
+            print(("\r\033[K" + line) if self.tty else line, end="" if self.tty else "\n", flush=True)
+
+    def close(self):
+        if self.tty and self.done:
+            print(flush=True)
+
+
+def plan(entries, out_root, backend):
+    """[(entry, student, key)] to grade, and the metas kept from an earlier run."""
+    fingerprint = grader_fingerprint(backend)
+    todo, kept, seen = [], [], {}
+    for entry in entries:
+        student = student_name(entry)
+        if student in seen:
+            kept.append({"student": student + "@" + os.path.basename(entry), "status": "duplicate", "total": 0,
+                         "reason": "'%s' and '%s' are the same student" % (os.path.basename(seen[student]),
+                                                                           os.path.basename(entry))})
+            continue
+        seen[student] = entry
+        key = content_hash(entry) + "-" + fingerprint
+        meta = load_meta(os.path.join(out_root, student))
+        if meta and meta.get("key") == key:
+            kept.append(meta)
+        else:
+            todo.append((entry, student, key))
+    return todo, kept
+
+
+def grade_all_local(todo, out_root, trusted, jobs, backend, sandboxed):
+    slots = list(range(jobs))
+    slot_lock = threading.Lock()
+    progress = Progress(len(todo))
+    metas = []
+
+    def work(item):
+        entry, student, key = item
+        with slot_lock:
+            slot = slots.pop()
+        try:
+            return grade_submission(entry, student, os.path.join(out_root, student), os.path.join(out_root, ".work"),
+                                    trusted, slot, backend, sandboxed, key)
+        finally:
+            with slot_lock:
+                slots.append(slot)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        try:
+            for future in concurrent.futures.as_completed([pool.submit(work, item) for item in todo]):
+                meta = future.result()
+                metas.append(meta)
+                progress.finished(meta)
+        except KeyboardInterrupt:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+    progress.close()
+    return metas
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Slurm: one array task per submission, gathered into the same gradebook
+# ---------------------------------------------------------------------------------------------------------------
+def grade_all_slurm(todo, out_root, backend, sandboxed):
+    if not shutil.which("sbatch"):
+        raise SystemExit("classgrade: RUNNER=slurm needs Slurm's sbatch on the PATH (Debian: slurm-client)")
+    slurm_dir = os.path.join(out_root, ".slurm")
+    os.makedirs(slurm_dir, exist_ok=True)
+    tasks = os.path.join(slurm_dir, "tasks.json")
+    with open(tasks, "w") as f:
+        json.dump([{"entry": os.path.abspath(e), "student": s, "key": k} for e, s, k in todo], f, indent=1)
+    script = os.path.join(slurm_dir, "task.sh")
+    with open(script, "w") as f:
+        f.write("#!/bin/sh\n# one submission per array task; classgrade gathers the results\n"
+                "cd %s && exec %s grader/classgrade.py slurm-task --tasks %s --out %s --backend %s %s\n"
+                % (sh_quote(ROOT), sh_quote(sys.executable), sh_quote(tasks), sh_quote(out_root), backend,
+                   "" if sandboxed else "--no-sandbox"))
+    os.chmod(script, 0o755)
+    cmd = ["sbatch", "--wait", "--parsable", "--job-name=grade-all", "--array=0-%d" % (len(todo) - 1),
+           "--output=" + os.path.join(slurm_dir, "task-%a.log"), "--cpus-per-task=1"]
+    if os.environ.get("SLURM_PARTITION"):
+        cmd.append("--partition=" + os.environ["SLURM_PARTITION"])
+    if os.environ.get("SLURM_GPUS"):
+        cmd.append("--gres=gpu:" + os.environ["SLURM_GPUS"])
+    if os.environ.get("SLURM_TIME"):
+        cmd.append("--time=" + os.environ["SLURM_TIME"])
+    say("submitting a Slurm job array of %d tasks: %s" % (len(todo), " ".join(cmd[1:])))
+    proc = subprocess.run(cmd + [script], capture_output=True, text=True)
+    if proc.returncode != 0:
+        say("sbatch: " + (proc.stderr.strip() or "exit %d" % proc.returncode))
+    metas = []
+    for i, (entry, student, key) in enumerate(todo):
+        meta = load_meta(os.path.join(out_root, student))
+        if not meta or meta.get("key") != key:
+            meta = {"student": student, "status": "error", "total": 0, "key": "",
+                    "reason": "the Slurm task did not finish: see %s" % os.path.relpath(
+                        os.path.join(slurm_dir, "task-%d.log" % i), os.getcwd())}
+        metas.append(meta)
+    return metas
+
+
+def sh_quote(s):
+    return "'" + s.replace("'", "'\\''") + "'"
+
+
+def cmd_slurm_task(args):
+    index = int(os.environ.get("SLURM_ARRAY_TASK_ID", "-1"))
+    with open(args.tasks) as f:
+        tasks = json.load(f)
+    if not 0 <= index < len(tasks):
+        raise SystemExit("classgrade: SLURM_ARRAY_TASK_ID %d is not a task of %s" % (index, args.tasks))
+    task = tasks[index]
+    out_root = os.path.abspath(args.out)
+    trusted = Trusted(out_root, args.backend)
+    meta = grade_submission(task["entry"], task["student"], os.path.join(out_root, task["student"]),
+                            os.path.join(out_root, ".work"), trusted, slot=index % 1000, backend=args.backend,
+                            sandboxed=not args.no_sandbox, key=task["key"])
+    say("%s: %s %g" % (meta["student"], meta["status"], meta.get("total", 0)))
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Commands
+# ---------------------------------------------------------------------------------------------------------------
+def check_sandbox(no_sandbox, fall_back=False):
+    sandbox.limits_from_env()  # a bad GRADE_* value stops here, before anything is graded
+    if no_sandbox:
+        say("classgrade: grading WITHOUT a sandbox (--no-sandbox): only for code you trust")
+        return False
+    ok, why = sandbox.available()
+    if not ok and fall_back:
+        say("classgrade: grading without the sandbox: %s" % why)
+        return False
+    if not ok:
+        raise SystemExit("classgrade: %s (--no-sandbox grades without one, for code you trust)" % why)
+    return True
+
+
+def cmd_grade_all(args):
+    submissions = os.path.abspath(args.submissions)
+    entries = list_entries(submissions)
+    backend = labtool.choose_backend(args.backend)
+    sandboxed = check_sandbox(args.no_sandbox)
+    out_root = os.path.abspath(args.out)
+    os.makedirs(out_root, exist_ok=True)
+    todo, kept = plan(entries, out_root, backend)
+    say("%d submissions: %d to grade, %d unchanged since the last run" % (len(entries), len(todo),
+                                                                           len([m for m in kept if m["status"] != "duplicate"])))
+    metas = list(kept)
+    started = time.time()
+    try:
+        if todo:
+            if args.runner == "slurm":
+                Trusted(out_root, backend)  # built once here, on a filesystem the nodes share
+                metas += grade_all_slurm(todo, out_root, backend, sandboxed)
+            else:
+                trusted = Trusted(out_root, backend)
+                jobs = args.jobs or os.cpu_count() or 1
+                metas += grade_all_local(todo, out_root, trusted, min(jobs, len(todo)), backend, sandboxed)
+    except KeyboardInterrupt:
+        # what is finished stays: those students' results are on disk, and the gradebook lists them
+        metas = list(kept) + [m for m in (load_meta(os.path.join(out_root, s)) for _, s, _ in todo) if m]
+        write_gradebook(out_root, metas)
+        raise
+    minutes = (time.time() - started) / 60
+    path = write_gradebook(out_root, metas)
+    counts = {}
+    for m in metas:
+        counts[m["status"]] = counts.get(m["status"], 0) + 1
+    say("graded %d in %.1f min%s; %s" % (len(todo), minutes, " (%.1f per minute)" % (len(todo) / minutes)
+                                         if todo and minutes > 0 else "",
+                                         ", ".join("%d %s" % (n, s) for s, n in sorted(counts.items()))))
+    say("wrote %s" % os.path.relpath(path, os.getcwd()))
+    return 0
+
+
+def cmd_grade_one(args):
+    if not os.path.exists(args.submission):
+        raise SystemExit("classgrade: no submission at '%s'" % args.submission)
+    backend = labtool.choose_backend(args.backend)
+    sandboxed = check_sandbox(args.no_sandbox or args.sandbox == "no", fall_back=args.sandbox == "auto")
+    out_dir = os.path.abspath(args.out)
+    trusted = Trusted(os.path.join(ROOT, "build", "grade-one"), backend)
+    meta = grade_submission(os.path.abspath(args.submission), args.name or "submission", out_dir,
+                            os.path.join(ROOT, "build", "grade-one", ".work"), trusted, 0, backend, sandboxed)
+    os.remove(os.path.join(out_dir, "meta.json"))
+    say("%s: %s, %g points%s" % (args.name or "submission", meta["status"], meta.get("total", 0),
+                                 " (%s)" % meta["reason"] if meta["reason"] else ""))
+    say("wrote %s" % os.path.join(out_dir, "results.json"))
+    return 0
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, as for any other bad input
+        raise SystemExit("classgrade: %s (grader/classgrade.py --help)" % message)
+
+
+def main(argv):
+    parser = Parser(prog="classgrade", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    p = sub.add_parser("grade-all", help="grade every submission in a folder")
+    p.add_argument("--submissions", required=True)
+    p.add_argument("--out", default=os.path.join(ROOT, "build", "grade-all"))
+    p.add_argument("--jobs", type=int, default=0, help="submissions graded at once (default: one per core)")
+    p.add_argument("--runner", choices=("local", "slurm"), default="local")
+    p.add_argument("--backend")
+    p.add_argument("--no-sandbox", action="store_true")
+    p = sub.add_parser("grade-one", help="grade one submission (a folder or an archive)")
+    p.add_argument("--submission", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--name")
+    p.add_argument("--backend")
+    p.add_argument("--no-sandbox", action="store_true")
+    p.add_argument("--sandbox", choices=("yes", "auto", "no"), default="yes",
+                   help="auto: grade without the sandbox where bubblewrap cannot make one (a Gradescope container)")
+    p = sub.add_parser("slurm-task", help="grade the submission of this Slurm array task")
+    p.add_argument("--tasks", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--backend", default="emu")
+    p.add_argument("--no-sandbox", action="store_true")
+    args = parser.parse_args(argv)
+    if getattr(args, "jobs", 0) and args.jobs < 0:
+        raise SystemExit("classgrade: --jobs must be >= 1")
+    return {"grade-all": cmd_grade_all, "grade-one": cmd_grade_one, "slurm-task": cmd_slurm_task}[args.command](args)
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except KeyboardInterrupt:
+        sys.exit(130)

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""package — the course's two releases, built from the working tree.
+
+    grader/package.py handout       build/handout/course/ and build/handout/course.tar.gz   (make handout)
+    grader/package.py gradescope    build/gradescope/autograder.zip                        (make gradescope)
+
+The handout is what students get: the labs, lessons, harness, emulator and `make labN`. It is built from a list of
+what to include, so anything new stays out until it is added here: no solutions/, no hidden tests, no kernel
+catalogues, and of the grader only labtool.py (which `make labN` runs).
+
+The Gradescope autograder is the course without solutions/ and without the grader's test catalogues, plus
+setup.sh (installs the Debian packages through tools/install-deps) and run_autograder (grades
+/autograder/submission into /autograder/results/results.json; AUTOGRADER_ROOT moves /autograder, for tests).
+"""
+import os
+import shutil
+import sys
+import tarfile
+import zipfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# What students get. Folders are copied whole, except what SKIP names.
+HANDOUT = ["Makefile", "README.md", ".gitignore", "common", "docs", "labs", "tests", "tools", "grader/labtool.py",
+           "mk"]
+# What the autograder needs: everything students get, and the grader's grading parts.
+AUTOGRADER = HANDOUT + ["grader/classgrade.py", "grader/sandbox.py", "grader/hidden"]
+OPTIONAL = {"mk"}  # other topics' make targets, where there are any
+SKIP = {"__pycache__", "build", "mk/grading.mk", "tools/gen-class"}
+
+SETUP_SH = """#!/usr/bin/env bash
+# Gradescope runs this once, when it builds the autograder's image: the Debian packages the course needs.
+set -euo pipefail
+cd "$(dirname "$0")"
+tools/install-deps
+"""
+
+RUN_AUTOGRADER = """#!/usr/bin/env bash
+# Gradescope runs this for every submission: grades /autograder/submission into /autograder/results/results.json.
+# AUTOGRADER_ROOT moves /autograder (the course's tests use a temporary folder). Gradescope already gives each
+# submission its own container; the bubblewrap sandbox is used too where the container allows it.
+set -euo pipefail
+root="${AUTOGRADER_ROOT:-/autograder}"
+cd "$root/source"
+mkdir -p "$root/results"
+exec python3 grader/classgrade.py grade-one --submission "$root/submission" --out "$root/results" \\
+  --backend "${BACKEND:-emu}" --sandbox auto
+"""
+
+
+def say(message):
+    print(message, flush=True)
+
+
+def copy_tree(names, dest):
+    for name in names:
+        src = os.path.join(ROOT, name)
+        if not os.path.exists(src) and name in OPTIONAL:
+            continue
+        if not os.path.exists(src):
+            raise SystemExit("package: %s is missing from the course" % name)
+        if os.path.isfile(src):
+            os.makedirs(os.path.dirname(os.path.join(dest, name)), exist_ok=True)
+            shutil.copy2(src, os.path.join(dest, name))
+            continue
+        for dirpath, dirnames, filenames in os.walk(src):
+            rel_dir = os.path.relpath(dirpath, ROOT)
+            dirnames[:] = sorted(d for d in dirnames if d not in SKIP and os.path.join(rel_dir, d) not in SKIP)
+            for f in sorted(filenames):
+                rel = os.path.join(rel_dir, f)
+                if rel in SKIP or f.endswith(".pyc"):
+                    continue
+                os.makedirs(os.path.join(dest, rel_dir), exist_ok=True)
+                shutil.copy2(os.path.join(dirpath, f), os.path.join(dest, rel))
+
+
+def cmd_handout():
+    out = os.path.join(ROOT, "build", "handout")
+    tree = os.path.join(out, "course")
+    shutil.rmtree(out, ignore_errors=True)
+    copy_tree(HANDOUT, tree)
+    tarball = os.path.join(out, "course.tar.gz")
+    with tarfile.open(tarball, "w:gz") as t:
+        t.add(tree, arcname="course")
+    files = sum(len(f) for _, _, f in os.walk(tree))
+    say("wrote %s (%d files) and %s" % (os.path.relpath(tree), files, os.path.relpath(tarball)))
+    return 0
+
+
+def cmd_gradescope():
+    out = os.path.join(ROOT, "build", "gradescope")
+    tree = os.path.join(out, "source")
+    shutil.rmtree(out, ignore_errors=True)
+    copy_tree(AUTOGRADER, tree)
+    for name, text in (("setup.sh", SETUP_SH), ("run_autograder", RUN_AUTOGRADER)):
+        with open(os.path.join(tree, name), "w") as f:
+            f.write(text)
+        os.chmod(os.path.join(tree, name), 0o755)
+    archive = os.path.join(out, "autograder.zip")
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as z:
+        for dirpath, dirnames, filenames in os.walk(tree):
+            dirnames.sort()
+            for f in sorted(filenames):
+                path = os.path.join(dirpath, f)
+                info = zipfile.ZipInfo.from_file(path, os.path.relpath(path, tree))
+                info.external_attr = (os.stat(path).st_mode & 0xFFFF) << 16  # keeps the executable bits
+                info.compress_type = zipfile.ZIP_DEFLATED
+                with open(path, "rb") as src:
+                    z.writestr(info, src.read())
+    say("wrote %s (setup.sh and run_autograder at its top)" % os.path.relpath(archive))
+    return 0
+
+
+def main(argv):
+    commands = {"handout": cmd_handout, "gradescope": cmd_gradescope}
+    if len(argv) != 1 or argv[0] not in commands:
+        raise SystemExit("usage: grader/package.py handout|gradescope")
+    return commands[argv[0]]()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

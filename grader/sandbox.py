@@ -1,0 +1,229 @@
+"""sandbox — runs one command of an untrusted submission under bubblewrap, with limits.
+
+What the command sees: /usr (the compilers and libraries), a private /tmp, the paths it is given read-only (the
+course's headers, the prebuilt objects) and one folder it may write (the submission's own build folder). It has no
+network, no view of the rest of the course (solutions/, the grader, hidden tests, other students), its own process
+and IPC namespaces, and runs as an unprivileged user. Limits: CPU time, wall time, memory, processes and the
+size of any file it writes (its stdout and stderr are files too, so a flood of output stops at that size).
+
+The grader trusts nothing the command writes: callers read its output through `Outcome` (capped) and validate any
+file they take from the writable folder.
+"""
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+# (name, default) for each limit; GRADE_<NAME> in the environment overrides it.
+DEFAULT_LIMITS = {
+    "cpu_s": 60,                 # CPU seconds per process
+    "wall_s": 90,                # wall-clock seconds for the whole command
+    "memory_mb": 2048,           # data segment and private writable memory per process (RLIMIT_DATA: the emulator
+                                 # reserves terabytes of address space it never touches, so RLIMIT_AS cannot serve)
+    "processes": 64,             # processes and threads of the sandbox's user
+    "output_mb": 32,             # the largest file it may write, stdout and stderr included
+}
+# The sandbox's user: one per parallel slot, so a fork bomb counts against its own process limit only.
+FIRST_UID = 61000
+
+
+def limits_from_env(overrides=None):
+    limits = dict(DEFAULT_LIMITS)
+    for name in limits:
+        value = os.environ.get("GRADE_" + name.upper())
+        if value:
+            if not value.isdigit() or int(value) < 1:
+                raise SystemExit("sandbox: GRADE_%s must be a whole number >= 1, not '%s'" % (name.upper(), value))
+            limits[name] = int(value)
+    limits.update(overrides or {})
+    return limits
+
+
+class Outcome:
+    def __init__(self, returncode, stdout, stderr, limit):
+        self.returncode = returncode  # negative: killed by that signal
+        self.stdout = stdout
+        self.stderr = stderr
+        self.limit = limit            # which limit stopped it ("wall-time limit (90 s)", ...), or None
+
+
+def available():
+    """(usable, reason): whether a sandbox can be built here, tried with the command every run uses."""
+    for tool, package in (("bwrap", "bubblewrap"), ("prlimit", "util-linux"), ("setpriv", "util-linux")):
+        if not shutil.which(tool):
+            return False, "%s is not installed (Debian: apt-get install %s)" % (tool, package)
+    with tempfile.TemporaryDirectory(prefix="sandbox-probe-") as tmp:
+        box = Sandbox([], tmp)
+        box.prepare()
+        outcome = box.run(["true"])
+    if outcome.returncode != 0:
+        return False, "bubblewrap cannot create a sandbox here: " + (outcome.stderr.strip() or
+                                                                      "exit %d" % outcome.returncode)
+    return True, "bubblewrap"
+
+
+class Sandbox:
+    """One sandbox configuration: read-only paths, one writable folder, limits, and a slot (parallel worker)."""
+
+    def __init__(self, read_only, writable, slot=0, limits=None, cwd=None):
+        self.read_only = [os.path.abspath(p) for p in read_only]
+        self.writable = os.path.abspath(writable)
+        self.slot = slot
+        self.limits = limits or limits_from_env()
+        self.cwd = cwd or self.writable
+
+    def _uid(self):
+        return FIRST_UID + self.slot if os.geteuid() == 0 else os.geteuid()
+
+    def prepare(self):
+        """Hands the writable folder to the sandbox's user."""
+        os.makedirs(self.writable, exist_ok=True)
+        if os.geteuid() == 0:
+            uid = self._uid()
+            for dirpath, dirnames, filenames in os.walk(self.writable):
+                for name in [dirpath] + [os.path.join(dirpath, n) for n in dirnames + filenames]:
+                    os.lchown(name, uid, uid)
+
+    def _reap(self, patience_s=10):
+        """Waits until no process of this slot's user is left (the namespace's teardown takes a moment after a
+        fork bomb), killing stragglers: the next command of the slot must start with its whole process limit."""
+        if os.geteuid() != 0:
+            return  # the pid namespace died with bwrap; there is no user of our own to check
+        deadline = time.time() + patience_s
+        while time.time() < deadline:
+            pids = _pids_of(self._uid(), running_only=True)
+            if not pids:
+                return
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.05)
+
+    def command(self, cmd):
+        """The full command line. As root, bwrap sets up the namespaces with root's right to bind any path (a
+        course in a private /root included) and setpriv, inside, drops to the slot's user for good. Otherwise bwrap
+        runs unprivileged, in a user namespace of its own."""
+        lim = self.limits
+        uid = self._uid()
+        root = os.geteuid() == 0
+        # Not root: the process limit counts every process of this user, so it starts from how many run now.
+        nproc = lim["processes"] + (0 if root else len(_pids_of(uid)))
+        prefix = ["prlimit", "--cpu=%d:%d" % (lim["cpu_s"], lim["cpu_s"] + 2), "--data=%d" % (lim["memory_mb"] << 20),
+                  "--nproc=%d" % nproc, "--fsize=%d" % (lim["output_mb"] << 20), "--core=0", "--"]
+        namespaces = (["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
+                      if root else ["--unshare-all"])
+        bw = ["bwrap"] + namespaces + ["--die-with-parent", "--new-session", "--clearenv",
+              "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+              "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin", "--proc", "/proc", "--dev", "/dev",
+              "--size", str(64 << 20), "--perms", "1777", "--tmpfs", "/tmp"]
+        etc = [p for p in ("/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime") if os.path.exists(p)]
+        # the folders above each bound path, open to the sandbox's user (bwrap would copy a private folder's mode)
+        above = sorted({a for p in etc + self.read_only + [self.writable] for a in _ancestors(p)},
+                       key=lambda a: a.count("/"))
+        for a in above:
+            bw += ["--perms", "0755", "--dir", a]
+        for p in etc + self.read_only:
+            bw += ["--ro-bind", p, p]
+        bw += ["--bind", self.writable, self.writable]
+        for dev in sorted(os.listdir("/dev")):
+            if dev.startswith("nvidia"):  # the GPU backend: the driver's device files
+                bw += ["--dev-bind", "/dev/" + dev, "/dev/" + dev]
+        bw += ["--remount-ro", "/", "--chdir", self.cwd,
+               "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp", "--setenv", "LANG", "C.UTF-8",
+               "--setenv", "TMPDIR", "/tmp"]
+        for key in ("CUDAEMU_TIMEOUT", "CUDAEMU_CACHE", "CUDAEMU_CLANG", "CUDAEMU_THREADS", "CUDA_ARCH"):
+            if os.environ.get(key):
+                bw += ["--setenv", key, os.environ[key]]
+        drop = (["setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups", "--no-new-privs",
+                 "--inh-caps=-all", "--bounding-set=-all", "--"] if root else [])
+        return prefix + bw + ["--"] + drop + cmd
+
+    def run(self, cmd, env=None):
+        """Runs cmd in the sandbox; returns an Outcome. Never raises for anything the command does."""
+        lim = self.limits
+        full = self.command(cmd)
+        if env:
+            extra = sum((["--setenv", k, v] for k, v in env.items()), [])
+            i = full.index("--chdir")
+            full = full[:i] + extra + full[i:]
+        for attempt in range(10):
+            outcome = self._run_once(full, lim)
+            # bwrap could not set up (the slot's last processes are still exiting): not the submission's doing
+            if not (outcome.returncode == 1 and outcome.stderr.startswith("bwrap: ") and
+                    "Resource temporarily unavailable" in outcome.stderr):
+                break
+            time.sleep(0.5 * (attempt + 1))
+        return outcome
+
+    def _run_once(self, full, lim):
+        cap = lim["output_mb"] << 20
+        with tempfile.TemporaryDirectory(prefix="sandbox-") as tmp:
+            out_path, err_path = os.path.join(tmp, "stdout"), os.path.join(tmp, "stderr")
+            with open(out_path, "wb") as out, open(err_path, "wb") as err:
+                proc = subprocess.Popen(full, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                        start_new_session=True)
+                limit = None
+                try:
+                    proc.wait(timeout=lim["wall_s"])
+                except subprocess.TimeoutExpired:
+                    limit = "wall-time limit (%d s)" % lim["wall_s"]
+                    os.killpg(proc.pid, signal.SIGKILL)  # bwrap dies, and with it every process in its namespace
+                    proc.wait()
+            sizes = os.path.getsize(out_path), os.path.getsize(err_path)
+            stdout, stderr = (_read_capped(p, 1 << 20) for p in (out_path, err_path))
+        self._reap()
+        rc = proc.returncode
+        # bwrap reports a child killed by signal S as exit status 128 + S
+        sig = -rc if rc < 0 else (rc - 128 if 128 < rc < 128 + 65 else 0)
+        if limit is None:
+            if sig == signal.SIGXCPU or sig == signal.SIGKILL:  # SIGKILL: the hard CPU limit, 2 s after the soft one
+                limit = "CPU-time limit (%d s)" % lim["cpu_s"]
+            elif sig == signal.SIGXFSZ or max(sizes) >= cap:
+                limit = "output limit (%d MiB)" % lim["output_mb"]
+            elif "bad_alloc" in stderr or "Cannot allocate memory" in stderr or "out of memory" in stderr.lower():
+                limit = "memory limit (%d MiB)" % lim["memory_mb"]
+            elif "Resource temporarily unavailable" in stderr and "fork" in stderr:
+                limit = "process limit (%d)" % lim["processes"]
+        if sig and rc > 0:
+            rc = -sig
+        return Outcome(rc, stdout, stderr, limit)
+
+
+def _ancestors(path):
+    out = []
+    path = os.path.dirname(path)
+    while path not in ("/", ""):
+        out.append(path)
+        path = os.path.dirname(path)
+    return out
+
+
+PF_EXITING = 0x4  # in /proc/PID/stat's flags: the task is on its way out (a namespace's teardown takes a moment)
+
+
+def _pids_of(uid, running_only=False):
+    pids = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                if os.stat("/proc/" + pid).st_uid != uid:
+                    continue
+                if running_only:
+                    with open("/proc/%s/stat" % pid) as f:
+                        fields = f.read().rsplit(")", 1)[1].split()
+                    if fields[0] in "ZX" or int(fields[6]) & PF_EXITING:
+                        continue
+                pids.append(int(pid))
+            except (OSError, IndexError, ValueError):
+                pass
+    return pids
+
+
+def _read_capped(path, cap):
+    with open(path, "rb") as f:
+        data = f.read(cap)
+    return data.decode("utf-8", errors="replace")

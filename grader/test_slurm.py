@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""test_slurm — `make grade-all RUNNER=slurm` against a one-node Slurm this test starts and stops (make test-slurm,
+part of make test).
+
+Starts munged and a Slurm controller and node daemon on this machine, each with its files in a temporary folder
+and on ports of its own, grades a small class through a Slurm job array, then grades the same class locally
+and checks that the two gradebooks agree. Needs Debian's slurm-wlm and munge, and root (the daemons' user).
+Prints one line per check and closes with "N passed, N failed".
+"""
+import csv
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import labtool  # noqa: E402
+from selftest import Tally  # noqa: E402
+
+ROOT = labtool.ROOT
+LABS = labtool.LABS
+NEEDED = ["munged", "slurmctld", "slurmd", "sbatch", "sinfo"]
+
+SLURM_CONF = """ClusterName=grading
+SlurmctldHost={host}(127.0.0.1)
+SlurmUser=root
+SlurmdUser=root
+SlurmctldPort={ctld_port}
+SlurmdPort={d_port}
+AuthType=auth/munge
+AuthInfo=socket={dir}/munge.socket
+CredType=cred/munge
+StateSaveLocation={dir}/state
+SlurmdSpoolDir={dir}/spool
+SlurmctldPidFile={dir}/slurmctld.pid
+SlurmdPidFile={dir}/slurmd.pid
+SlurmctldLogFile={dir}/slurmctld.log
+SlurmdLogFile={dir}/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SchedulerType=sched/builtin
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+ReturnToService=2
+MpiDefault=none
+JobCompType=jobcomp/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+NodeName={host} NodeAddr=127.0.0.1 CPUs={cpus} State=UNKNOWN
+PartitionName=grading Nodes={host} Default=YES MaxTime=INFINITE State=UP
+"""
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def tail(path, n=3000):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()[-n:]
+    except OSError:
+        return "(no %s)" % path
+
+
+class Cluster:
+    """munged, slurmctld and slurmd, started here and stopped by their process ids."""
+
+    def __init__(self, folder):
+        self.dir = folder
+        self.host = socket.gethostname().split(".")[0]
+        self.conf = os.path.join(folder, "slurm.conf")
+        self.env = dict(os.environ, SLURM_CONF=self.conf)
+        self.procs = []
+
+    def start(self):
+        for sub in ("state", "spool"):
+            os.makedirs(os.path.join(self.dir, sub))
+        key = os.path.join(self.dir, "munge.key")
+        with open(key, "wb") as f:
+            f.write(os.urandom(1024))
+        os.chmod(key, 0o400)
+        socket_path = os.path.join(self.dir, "munge.socket")
+        munged = subprocess.Popen(["munged", "--foreground", "--force", "--key-file=" + key, "--socket=" + socket_path,
+                                   "--pid-file=" + os.path.join(self.dir, "munged.pid"),
+                                   "--log-file=" + os.path.join(self.dir, "munged.log"),
+                                   "--seed-file=" + os.path.join(self.dir, "munged.seed")],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.procs.append(munged)
+        deadline = time.time() + 20
+        while not os.path.exists(socket_path) and munged.poll() is None and time.time() < deadline:
+            time.sleep(0.1)
+        if not os.path.exists(socket_path):
+            return "munged did not start: " + tail(os.path.join(self.dir, "munged.log"))
+        with open(self.conf, "w") as f:
+            f.write(SLURM_CONF.format(host=self.host, dir=self.dir, ctld_port=free_port(), d_port=free_port(),
+                                      cpus=os.cpu_count() or 1))
+        for cmd in (["slurmctld", "-D", "-i", "-f", self.conf], ["slurmd", "-D", "-f", self.conf, "-N", self.host]):
+            self.procs.append(subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, env=self.env))
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            out = subprocess.run(["sinfo", "-h", "-o", "%t"], capture_output=True, text=True, env=self.env).stdout
+            if out.strip() in ("idle", "mix", "alloc"):
+                return None
+            if any(p.poll() is not None for p in self.procs):
+                break
+            time.sleep(1)
+        return "the node did not come up:\n" + tail(os.path.join(self.dir, "slurmctld.log")) + \
+            tail(os.path.join(self.dir, "slurmd.log"))
+
+    def stop(self):
+        for p in reversed(self.procs):  # the Slurm daemons first, munged last
+            if p.poll() is None:
+                p.terminate()
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+
+def make_class(folder):
+    os.makedirs(os.path.join(folder, "correct", LABS[0]))
+    shutil.copy(os.path.join(ROOT, "solutions", LABS[0], "kernel.cu"), os.path.join(folder, "correct", LABS[0]))
+    with tarfile.open(os.path.join(folder, "skeleton.tar.gz"), "w:gz") as t:
+        t.add(os.path.join(ROOT, "labs", LABS[-1], "kernel.cu"), "%s/kernel.cu" % LABS[-1])
+    with open(os.path.join(folder, "broken.zip"), "wb") as f:
+        f.write(b"PK not a zip")
+    os.makedirs(os.path.join(folder, "include_solution", "lab1-naive"))
+    shutil.copy(os.path.join(ROOT, "grader", "malicious", "lab1", "include_solution.cu"),
+                os.path.join(folder, "include_solution", "lab1-naive", "kernel.cu"))
+
+
+def gradebook(out):
+    with open(os.path.join(out, "gradebook.csv"), newline="") as f:
+        return {r["student"]: (r["status"], r["total"]) for r in csv.DictReader(f)}
+
+
+def main(argv):
+    t = Tally()
+    missing = [c for c in NEEDED if not shutil.which(c)]
+    if missing or os.geteuid() != 0:
+        print("FAILED  test-slurm needs %s" % ("root" if not missing else
+                                               "Slurm and munge (apt-get install slurm-wlm munge): no " +
+                                               ", ".join(missing)))
+        print("0 passed, 1 failed")
+        return 1
+    with tempfile.TemporaryDirectory(prefix="test-slurm-") as tmp:
+        os.chmod(tmp, 0o755)
+        cluster = Cluster(os.path.join(tmp, "slurm"))
+        os.makedirs(cluster.dir)
+        try:
+            why = cluster.start()
+            if not t.check(why is None, "a one-node Slurm starts (munged, slurmctld, slurmd)", why):
+                return 1
+            submissions = os.path.join(tmp, "class")
+            make_class(submissions)
+            out = os.path.join(tmp, "slurm-graded")
+            started = time.time()
+            proc = subprocess.run([sys.executable, os.path.join(ROOT, "grader", "classgrade.py"), "grade-all",
+                                   "--submissions", submissions, "--out", out, "--runner", "slurm", "--backend", "emu"],
+                                  capture_output=True, text=True, env=cluster.env, cwd=ROOT, timeout=600)
+            t.check(proc.returncode == 0 and "Slurm job array of 4 tasks" in proc.stdout,
+                    "grade-all --runner slurm submits one array task per submission (%.0f s)" % (time.time() - started),
+                    proc.stdout[-2000:] + proc.stderr[-2000:])
+            logs = [f for f in os.listdir(os.path.join(out, ".slurm")) if f.startswith("task-")] \
+                if os.path.isdir(os.path.join(out, ".slurm")) else []
+            t.check(len(logs) == 4, "every array task wrote its log (%d of 4)" % len(logs), tail(
+                os.path.join(cluster.dir, "slurmctld.log")))
+            local = os.path.join(tmp, "local-graded")
+            subprocess.run([sys.executable, os.path.join(ROOT, "grader", "classgrade.py"), "grade-all",
+                            "--submissions", submissions, "--out", local, "--backend", "emu"],
+                           capture_output=True, text=True, cwd=ROOT)
+            try:
+                via_slurm, here = gradebook(out), gradebook(local)
+            except OSError as e:
+                via_slurm, here = {"error": str(e)}, {}
+            t.check(via_slurm == here and via_slurm.get("correct") == ("graded", "100") and
+                    via_slurm.get("broken", ("",))[0] == "bad-archive",
+                    "the Slurm gradebook is the local one: %s" % sorted(via_slurm.items()),
+                    "slurm: %s\nlocal: %s" % (via_slurm, here))
+            proc = subprocess.run([sys.executable, os.path.join(ROOT, "grader", "classgrade.py"), "grade-all",
+                                   "--submissions", submissions, "--out", out, "--runner", "slurm", "--backend", "emu"],
+                                  capture_output=True, text=True, env=cluster.env, cwd=ROOT, timeout=600)
+            t.check(proc.returncode == 0 and " 0 to grade" in proc.stdout and "submitting" not in proc.stdout,
+                    "a second Slurm run submits nothing: every result is kept", proc.stdout[-2000:])
+        finally:
+            cluster.stop()
+    print("%d passed, %d failed" % (t.passed, t.failed))
+    return 1 if t.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,39 @@
+# mk/grading.mk — grading a class. Included by the top-level Makefile.
+#
+#   make grade-all SUBMISSIONS=dir    grade every student's folder or archive in dir, in parallel, each in a sandbox
+#        RUNNER=slurm                 one Slurm array task per submission (SLURM_PARTITION, SLURM_GPUS, SLURM_TIME)
+#        JOBS=n                       submissions at once (default: one per core)
+#   make handout                      the student release: build/handout/course/ and course.tar.gz
+#   make gradescope                   the Gradescope autograder: build/gradescope/autograder.zip
+#   make test-grading                 class grading's tests (part of make test)
+#   make test-slurm                   RUNNER=slurm against a one-node Slurm it starts (part of make test)
+#   make bench-grading                submissions graded per minute, for a generated class of 50 on 2 cores
+
+CLASSGRADE := $(PYTHON) grader/classgrade.py
+
+.PHONY: grade-all handout gradescope test-grading test-slurm bench-grading
+
+grade-all:
+	@test -n "$(SUBMISSIONS)" || { echo "grade-all: say where the submissions are: make grade-all SUBMISSIONS=dir" >&2; exit 2; }
+	@$(CLASSGRADE) grade-all --submissions "$(SUBMISSIONS)" $(if $(RUNNER),--runner $(RUNNER)) \
+	  $(if $(JOBS),--jobs $(JOBS)) $(backend_flag)
+
+handout:
+	@$(PYTHON) grader/package.py handout
+
+gradescope:
+	@$(PYTHON) grader/package.py gradescope
+
+TESTS += test-grading test-slurm
+
+test-grading:
+	@$(PYTHON) grader/test_grading.py
+
+test-slurm:
+	@$(PYTHON) grader/test_slurm.py
+
+BENCH_CLASS := build/bench-grading/class
+bench-grading:
+	@rm -rf build/bench-grading
+	@$(PYTHON) tools/gen-class --out $(BENCH_CLASS) --count 50
+	@$(CLASSGRADE) grade-all --submissions $(BENCH_CLASS) --out build/bench-grading/graded --jobs 2 --backend emu
