@@ -996,13 +996,40 @@ __attribute__((always_inline)) inline void shared_access(Worker& w, uintptr_t a,
   }
 }
 
-__attribute__((always_inline)) inline void on_access(uintptr_t a, size_t size, bool store, uintptr_t pc) {
+// A GPU faults on an access whose address is not a multiple of the alignment its instruction needs: the size
+// of the value, or more for a vector (a float4's first element is loaded by a 16-byte instruction).
+[[noreturn]] __attribute__((noinline, cold)) void misaligned(Worker& w, uintptr_t a, size_t align,
+                                                            bool store, uintptr_t pc, bool shared) {
+  std::string where;
+  if (shared) {
+    where = "shared " + shared_variable_at(a - w.shared_lo);
+  } else {
+    Allocation* al = allocation_at(a);
+    where = al ? "'" + al->name + "' (byte " + std::to_string(a - al->base) + ")" : "global memory";
+  }
+  add_diag(w, DiagKind::kMisaligned, w.current->linear, pc, 0,
+           std::string("misaligned ") + (store ? "store" : "load") + " at %1 by thread " + coord(w.current->idx) +
+               " of block " + coord(w.block_idx) + ": the " + (store ? "store" : "load") + " needs " +
+               std::to_string(align) + "-byte alignment, and " + where + " is " + std::to_string(a % align) + " bytes past a multiple of " + std::to_string(align) +
+               " — a float4 must start at a multiple of 16 bytes (a float2 at 8): is the row length a multiple "
+               "of 4?");
+  abort_block(w, cudaErrorMisalignedAddress);
+}
+
+__attribute__((always_inline)) inline void on_access(uintptr_t a, size_t size, bool store, uintptr_t pc,
+                                                     size_t align = 0) {
   if (a - g_arena_base < g_arena_size) {
+    Worker* w = tls_worker;
+    if (__builtin_expect(align > 1 && (a & (align - 1)), 0) && w && w->current)
+      misaligned(*w, a, align, store, pc, false);
     global_access(a, size, store, pc);
     return;
   }
   Worker* w = tls_worker;
-  if (w && w->current && a - w->shared_lo < w->shared_size) shared_access(*w, a, size, store, pc);
+  if (w && w->current && a - w->shared_lo < w->shared_size) {
+    if (__builtin_expect(align > 1 && (a & (align - 1)), 0)) misaligned(*w, a, align, store, pc, true);
+    shared_access(*w, a, size, store, pc);
+  }
 }
 
 // ===============================================================================================================
@@ -1252,30 +1279,61 @@ using namespace cudaemu;
 // ===============================================================================================================
 #define CUDAEMU_RA reinterpret_cast<uintptr_t>(__builtin_return_address(0))
 extern "C" {
+// A load or store of N bytes must be N-aligned, as on a GPU.
 void __sanitizer_cov_load1(uint8_t* a) { on_access(reinterpret_cast<uintptr_t>(a), 1, false, CUDAEMU_RA); }
-void __sanitizer_cov_load2(uint16_t* a) { on_access(reinterpret_cast<uintptr_t>(a), 2, false, CUDAEMU_RA); }
-void __sanitizer_cov_load4(uint32_t* a) { on_access(reinterpret_cast<uintptr_t>(a), 4, false, CUDAEMU_RA); }
-void __sanitizer_cov_load8(uint64_t* a) { on_access(reinterpret_cast<uintptr_t>(a), 8, false, CUDAEMU_RA); }
-void __sanitizer_cov_load16(__int128* a) { on_access(reinterpret_cast<uintptr_t>(a), 16, false, CUDAEMU_RA); }
+void __sanitizer_cov_load2(uint16_t* a) { on_access(reinterpret_cast<uintptr_t>(a), 2, false, CUDAEMU_RA, 2); }
+void __sanitizer_cov_load4(uint32_t* a) { on_access(reinterpret_cast<uintptr_t>(a), 4, false, CUDAEMU_RA, 4); }
+void __sanitizer_cov_load8(uint64_t* a) { on_access(reinterpret_cast<uintptr_t>(a), 8, false, CUDAEMU_RA, 8); }
+void __sanitizer_cov_load16(__int128* a) { on_access(reinterpret_cast<uintptr_t>(a), 16, false, CUDAEMU_RA, 16); }
 void __sanitizer_cov_store1(uint8_t* a) { on_access(reinterpret_cast<uintptr_t>(a), 1, true, CUDAEMU_RA); }
-void __sanitizer_cov_store2(uint16_t* a) { on_access(reinterpret_cast<uintptr_t>(a), 2, true, CUDAEMU_RA); }
-void __sanitizer_cov_store4(uint32_t* a) { on_access(reinterpret_cast<uintptr_t>(a), 4, true, CUDAEMU_RA); }
-void __sanitizer_cov_store8(uint64_t* a) { on_access(reinterpret_cast<uintptr_t>(a), 8, true, CUDAEMU_RA); }
-void __sanitizer_cov_store16(__int128* a) { on_access(reinterpret_cast<uintptr_t>(a), 16, true, CUDAEMU_RA); }
+void __sanitizer_cov_store2(uint16_t* a) { on_access(reinterpret_cast<uintptr_t>(a), 2, true, CUDAEMU_RA, 2); }
+void __sanitizer_cov_store4(uint32_t* a) { on_access(reinterpret_cast<uintptr_t>(a), 4, true, CUDAEMU_RA, 4); }
+void __sanitizer_cov_store8(uint64_t* a) { on_access(reinterpret_cast<uintptr_t>(a), 8, true, CUDAEMU_RA, 8); }
+void __sanitizer_cov_store16(__int128* a) { on_access(reinterpret_cast<uintptr_t>(a), 16, true, CUDAEMU_RA, 16); }
+
+// emucc calls these instead where the compiler's alignment for an access differs from its size: more for a
+// piece of a vector (the first float of a float4 copy is `align 16`), less for a packed structure.
+#define CUDAEMU_ALIGNED(N, A)                                                                              \
+  void __cudaemu_load##N##_align##A(void* a) { on_access(reinterpret_cast<uintptr_t>(a), N, false, CUDAEMU_RA, A); } \
+  void __cudaemu_store##N##_align##A(void* a) { on_access(reinterpret_cast<uintptr_t>(a), N, true, CUDAEMU_RA, A); }
+#define CUDAEMU_ALIGNED_ALL(N) \
+  CUDAEMU_ALIGNED(N, 1) CUDAEMU_ALIGNED(N, 2) CUDAEMU_ALIGNED(N, 4) CUDAEMU_ALIGNED(N, 8) CUDAEMU_ALIGNED(N, 16)
+CUDAEMU_ALIGNED_ALL(1)
+CUDAEMU_ALIGNED_ALL(2)
+CUDAEMU_ALIGNED_ALL(4)
+CUDAEMU_ALIGNED_ALL(8)
+CUDAEMU_ALIGNED_ALL(16)
+#undef CUDAEMU_ALIGNED_ALL
+#undef CUDAEMU_ALIGNED
 void __sanitizer_cov_bool_flag_init(bool*, bool*) {}
 void __sanitizer_cov_pcs_init(const uintptr_t*, const uintptr_t*) {}
 
-// emucc turns llvm.memcpy/memmove/memset in instrumented code (struct copies) into these, so they count too.
-static void counted_copy(void* dst, const void* src, size_t n, uintptr_t pc) {
-  for (size_t i = 0; i < n; i += 16) on_access(reinterpret_cast<uintptr_t>(src) + i, std::min<size_t>(16, n - i), false, pc);
-  for (size_t i = 0; i < n; i += 16) on_access(reinterpret_cast<uintptr_t>(dst) + i, std::min<size_t>(16, n - i), true, pc);
+// emucc turns llvm.memcpy/memmove/memset in instrumented code (struct copies) into these, so they count too, and
+// passes the alignment the compiler gave the pointers: a copy moves pieces of up to 16 bytes, each of which must
+// be aligned to min(that, the piece's largest power-of-two factor), as the GPU's loads and stores for it would be.
+static void counted_copy(void* dst, const void* src, size_t n, size_t align, uintptr_t pc) {
+  for (size_t i = 0; i < n; i += 16) {
+    const size_t piece = std::min<size_t>(16, n - i);
+    on_access(reinterpret_cast<uintptr_t>(src) + i, piece, false, pc, std::min(align, piece & (~piece + 1)));
+  }
+  for (size_t i = 0; i < n; i += 16) {
+    const size_t piece = std::min<size_t>(16, n - i);
+    on_access(reinterpret_cast<uintptr_t>(dst) + i, piece, true, pc, std::min(align, piece & (~piece + 1)));
+  }
   memmove(dst, src, n);
 }
-void __cudaemu_memcpy(void* dst, const void* src, size_t n, bool) { counted_copy(dst, src, n, CUDAEMU_RA); }
-void __cudaemu_memmove(void* dst, const void* src, size_t n, bool) { counted_copy(dst, src, n, CUDAEMU_RA); }
-void __cudaemu_memset(void* dst, uint8_t value, size_t n, bool) {
+void __cudaemu_memcpy(void* dst, const void* src, size_t n, bool, size_t align) {
+  counted_copy(dst, src, n, align, CUDAEMU_RA);
+}
+void __cudaemu_memmove(void* dst, const void* src, size_t n, bool, size_t align) {
+  counted_copy(dst, src, n, align, CUDAEMU_RA);
+}
+void __cudaemu_memset(void* dst, uint8_t value, size_t n, bool, size_t align) {
   uintptr_t pc = CUDAEMU_RA;
-  for (size_t i = 0; i < n; i += 16) on_access(reinterpret_cast<uintptr_t>(dst) + i, std::min<size_t>(16, n - i), true, pc);
+  for (size_t i = 0; i < n; i += 16) {
+    const size_t piece = std::min<size_t>(16, n - i);
+    on_access(reinterpret_cast<uintptr_t>(dst) + i, piece, true, pc, std::min(align, piece & (~piece + 1)));
+  }
   memset(dst, value, n);
 }
 

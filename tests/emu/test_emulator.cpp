@@ -915,6 +915,7 @@ const ErrorProgram kErrorPrograms[] = {
     {"error_barrier_two_sites", "barrier", cudaErrorLaunchFailure},
     {"error_race_missing_barrier", "race", cudaSuccess},
     {"error_uninitialized_shared", "uninitialized", cudaSuccess},
+    {"error_misaligned_float4", "misaligned", cudaErrorMisalignedAddress},
 };
 
 TEST_CASE("error programs: the right error names after the launch, and the diagnostic on stderr and in the stats") {
@@ -952,6 +953,10 @@ TEST_CASE("error programs: the right error names after the launch, and the diagn
     const Run freed = run({program("error_use_after_free")});
     CHECK(contains(freed.err, "'d_in'"));
     CHECK(contains(freed.err, "freed"));
+    const Run misaligned = run({program("error_misaligned_float4")});  // in bounds, but not 16-byte aligned
+    CHECK(contains(misaligned.err, "'d_A' (byte "));
+    CHECK(contains(misaligned.err, "8 bytes past a multiple of 16"));
+    CHECK(contains(misaligned.err, "error_misaligned_float4.cu:14"));
 }
 
 TEST_CASE("programs/error_sticky.cu: the error stays until cudaDeviceReset(), then everything works again") {
