@@ -279,6 +279,11 @@ def check_handout(t, tmp):
         t.check(proc.returncode != 0 and "elements are wrong" in out and "| 0 passed |" in out,
                 "handout: make %s builds the skeleton, fails its tests with the first wrong element, exits non-zero"
                 % short, out[-2000:])
+    proc = subprocess.run(["make", "test"], capture_output=True, text=True, cwd=course, env=env)
+    t.check(proc.returncode != 0 and proc.stderr.strip().splitlines()[:1] ==
+            ["make test: the course's own tests need the full repository, not the student handout; run make labN"],
+            "handout: make test says in one line that the course's tests are not in the handout",
+            proc.stdout + proc.stderr)
 
 
 def check_gradescope(t, tmp):

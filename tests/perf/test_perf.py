@@ -127,6 +127,16 @@ class ToolOutputParsing(unittest.TestCase):
         self.assertIn("no summary", perfdata.sanitizer_verdict("initcheck", "Segmentation fault"))
 
 
+class CatalogueCells(unittest.TestCase):
+    def test_short_verdicts(self):
+        self.assertEqual(gputool.short_verdict("memcheck: clean"), "clean")
+        self.assertEqual(gputool.short_verdict(
+            "racecheck: 77824 errors: Warning: (Warp Level Programming) Potential RAW hazard detected at __shared__ "
+            "0x800 in block (0,1,0) :"), "**RAW hazard on shared memory** (77824)")
+        self.assertEqual(gputool.short_verdict("memcheck: 12 errors: Invalid __global__ read of size 4 bytes (k.cu:41)"),
+                         "**Invalid __global__ read of size 4 bytes (k.cu:41)** (12)")
+
+
 class TrafficFormula(unittest.TestCase):
     def test_tile_comes_from_each_labs_contract(self):
         self.assertIsNone(gputool.lab_tile("lab1-naive"))

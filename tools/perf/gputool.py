@@ -329,7 +329,11 @@ def cmd_sanitize(args):
 
 def cmd_sanitize_catalogue(args):
     need_gpu("sanitize-catalogue")
-    import selftest  # the catalogue, and what the emulator must report for each kernel (checked by make test)
+    try:
+        import selftest  # the catalogue, and what the emulator must report for each kernel (checked by make test)
+    except ImportError:
+        raise SystemExit("gputool: sanitize-catalogue needs grader/selftest.py and grader/catalogue/, which the "
+                         "student handout does not have")
     jobs = []
     for name in selftest.CATALOGUE:
         out = os.path.join(ROOT, "build", "sanitize", "catalogue", slug(name))
@@ -454,11 +458,18 @@ def cmd_autotune(args):
 
 
 def short_verdict(line):
+    """A table cell: 'clean', or the first error in a few words and how many there were."""
     body = line.split(": ", 1)[1]
     if body == "clean":
         return "clean"
     m = re.match(r"(\d+) errors?: (.*)", body)
-    return "**%s** (%s)" % (m.group(2)[:70], m.group(1)) if m else body
+    if not m:
+        return body
+    first = m.group(2)
+    race = re.search(r"Potential (\w+) hazard detected at __shared__", first)
+    if race:
+        first = "%s hazard on shared memory" % race.group(1)
+    return "**%s** (%s)" % (first[:70], m.group(1))
 
 
 def main(argv):
