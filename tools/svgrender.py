@@ -23,7 +23,7 @@ def chromium():
 def render_png(svg_path, png_path, width, height):
     with tempfile.TemporaryDirectory() as profile:  # a throwaway profile: no state shared between renders
         proc = subprocess.run([chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                               "--user-data-dir=" + profile, "--screenshot=" + os.path.abspath(png_path),
+                               "--force-device-scale-factor=1", "--user-data-dir=" + profile, "--screenshot=" + os.path.abspath(png_path),
                                "--window-size=%d,%d" % (width, height), "file://" + os.path.abspath(svg_path)],
                               capture_output=True, text=True, timeout=120)
     if proc.returncode != 0 or not os.path.exists(png_path):
