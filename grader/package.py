@@ -13,6 +13,7 @@ setup.sh (installs the Debian packages through tools/install-deps) and run_autog
 /autograder/submission into /autograder/results/results.json; AUTOGRADER_ROOT moves /autograder, for tests).
 """
 import os
+import re
 import shutil
 import sys
 import tarfile
@@ -74,11 +75,41 @@ def copy_tree(names, dest):
                 shutil.copy2(os.path.join(dirpath, f), os.path.join(dest, rel))
 
 
+# The README's sections for instructors are left out of the handout, and its first commands are the student's.
+INSTRUCTOR_SECTIONS = ("## Instructors", "## Grading a class")
+STUDENT_START = """```
+tools/install-deps && make lab1
+make help
+```
+
+The first installs the Debian packages the course needs and runs lab 1's tests on your (unfinished) kernel — on
+the emulator when there is no GPU; they fail until you fill in the `TODO(student)` parts. The second lists every
+make target.
+"""
+
+
+def student_readme(text):
+    """The course README without its instructor sections, starting with the student's first commands."""
+    sections = re.split(r"(?m)^(?=## )", text)
+    kept = [s for s in sections if not s.startswith(INSTRUCTOR_SECTIONS)]
+    out = []
+    for s in kept:
+        if s.startswith("## Start here"):
+            s = s.splitlines(keepends=True)[0] + "\n" + STUDENT_START + "\n"
+        out.append(s)
+    return "".join(out)
+
+
 def cmd_handout():
     out = os.path.join(ROOT, "build", "handout")
     tree = os.path.join(out, "course")
     shutil.rmtree(out, ignore_errors=True)
     copy_tree(HANDOUT, tree)
+    readme = os.path.join(tree, "README.md")
+    with open(readme) as f:
+        text = student_readme(f.read())
+    with open(readme, "w") as f:
+        f.write(text)
     tarball = os.path.join(out, "course.tar.gz")
     with tarfile.open(tarball, "w:gz") as t:
         t.add(tree, arcname="course")

@@ -279,6 +279,11 @@ def check_handout(t, tmp):
         t.check(proc.returncode != 0 and "elements are wrong" in out and "| 0 passed |" in out,
                 "handout: make %s builds the skeleton, fails its tests with the first wrong element, exits non-zero"
                 % short, out[-2000:])
+    with open(os.path.join(course, "README.md")) as f:
+        readme = f.read()
+    t.check("## Instructors" not in readme and "## Grading a class" not in readme and "SUBMISSION=solutions" not in
+            readme and "tools/install-deps && make lab1" in readme and "## Students" in readme,
+            "handout: the README keeps the students' sections and starts with their commands", readme[:1500])
     proc = subprocess.run(["make", "test"], capture_output=True, text=True, cwd=course, env=env)
     t.check(proc.returncode != 0 and proc.stderr.strip().splitlines()[:1] ==
             ["make test: the course's own tests need the full repository, not the student handout; run make labN"],

@@ -156,6 +156,8 @@ def bench_kernels(args):
             raise SystemExit("gputool: %s holds no <lab>/kernel.cu" % args.submission)
         kernels += [("%s: submission" % lab, lab, os.path.abspath(os.path.join(args.submission, lab, "kernel.cu")))
                     for lab in found]
+    if not kernels:
+        raise SystemExit("gputool: nothing to time here (no solutions/): give LAB=N KERNEL=file, or SUBMISSION=dir")
     return kernels
 
 
