@@ -138,7 +138,7 @@ class Toolchain:
             lock = OBJECT_LOCKS.setdefault(obj, threading.Lock())
         with lock:
             if newer(obj, [source] + self.deps):
-                partial = "%s.%d.tmp.o" % (obj, threading.get_ident())
+                partial = "%s.%d-%d.tmp.o" % (obj, os.getpid(), threading.get_ident())  # unique across processes too
                 run_build(command(partial))
                 os.replace(partial, obj)
         return obj
