@@ -47,6 +47,15 @@ class Shape:
         return ["%d×%d" % (self.M, self.K), "%d×%d" % (self.K, self.N), "%d×%d" % (self.TILE, self.TILE)]
 
 
+def lab_constants(lab):
+    """{name: value} of the `constexpr int NAME = value;` lines in labs/labN-*/lab.h; ValueError if no such lab."""
+    found = glob.glob(os.path.join(ROOT, "labs", "lab%d-*" % lab, "lab.h"))
+    if not found:
+        raise ValueError("no lab %d" % lab)
+    with open(found[0], encoding="utf-8") as f:
+        return {name: int(v) for name, v in re.findall(r"constexpr int (\w+) = (\d+);", f.read())}
+
+
 @dataclass(frozen=True)
 class BlockTile:
     """A block-tiled kernel's shape: BM×BN outputs per block, K in slices of BK, TM×TN outputs per thread (lab 6:
@@ -73,11 +82,7 @@ class BlockTile:
     def of_lab(lab, **changes):
         """Lab `lab`'s tile shape from labs/labN-*/lab.h, with some of its constants changed if asked (for example
         BN=256); ValueError for a lab without a block tile, an unknown constant or a shape no kernel can have."""
-        found = glob.glob(os.path.join(ROOT, "labs", "lab%d-*" % lab, "lab.h"))
-        if not found:
-            raise ValueError("no lab %d" % lab)
-        with open(found[0], encoding="utf-8") as f:
-            c = {name: int(v) for name, v in re.findall(r"constexpr int (\w+) = (\d+);", f.read())}
+        c = lab_constants(lab)
         unknown = [name for name in changes if name not in c]
         if unknown:
             raise ValueError("lab %d's lab.h has no constant %s" % (lab, unknown[0]))
