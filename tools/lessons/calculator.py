@@ -68,6 +68,16 @@ class BlockTile:
     TN: int
     stages: int
     changes: tuple = ()  # (name, value) pairs that differ from the lab's lab.h
+    warp_steps: bool = False  # lab 6: a thread's TM×TN outputs are WMITER×WNITER pieces of lab.h's TM×TN
+
+    @property
+    def tm_name(self):
+        """How TM is written in a working: lab 6's lab.h calls a piece TM, and a thread holds WMITER of them."""
+        return "(WMITER·TM)" if self.warp_steps else "TM"
+
+    @property
+    def tn_name(self):
+        return "(WNITER·TN)" if self.warp_steps else "TN"
 
     @property
     def threads(self):
@@ -103,7 +113,7 @@ class BlockTile:
             tm, tn = c["TM"], c.get("TN", 1)  # lab 4: a column of TM outputs
         if c["BM"] % tm or c["BN"] % tn:
             raise ValueError("lab %d: TM×TN tiles of outputs must cover the BM×BN block tile" % lab)
-        return BlockTile(lab, c["BM"], c["BN"], c["BK"], tm, tn, STAGES.get(lab, 1), changed)
+        return BlockTile(lab, c["BM"], c["BN"], c["BK"], tm, tn, STAGES.get(lab, 1), changed, "WM" in c)
 
 
 @dataclass(frozen=True)
@@ -311,12 +321,21 @@ def block_shared_bytes_per_block(s):
     return t.stages * (t.BM + t.BN) * t.BK * FLOAT_BYTES
 
 
+def tm_plus_tn(t):
+    return "%s + %s = %d + %d" % (t.tm_name, t.tn_name, t.TM, t.TN)
+
+
+def tm_times_tn(t):
+    return "%s·%s = %d · %d" % (t.tm_name, t.tn_name, t.TM, t.TN)
+
+
 BLOCK_QUANTITIES = {q.name: q for q in [
     Quantity("blocks", "blocks in the grid", block_blocks,
              lambda s: "ceil(N / BN) · ceil(M / BM) = ceil(%d / %d) · ceil(%d / %d) = %d · %d" % (
                  s.N, s.tile.BN, s.M, s.tile.BM, block_grid_x(s), block_grid_y(s))),
     Quantity("threads_per_block", "threads in a block, one per TM×TN tile of outputs", lambda s: s.tile.threads,
-             lambda s: "BM·BN / (TM·TN) = %d·%d / (%d·%d)" % (s.tile.BM, s.tile.BN, s.tile.TM, s.tile.TN)),
+             lambda s: "BM·BN / (%s·%s) = %d·%d / (%d·%d)" % (
+                 s.tile.tm_name, s.tile.tn_name, s.tile.BM, s.tile.BN, s.tile.TM, s.tile.TN)),
     Quantity("warps_per_block", "warps of 32 threads in a block", lambda s: s.tile.threads // WARP_SIZE,
              lambda s: "threads per block / 32 = %d / 32" % s.tile.threads),
     Quantity("phases", "phases of the tile loop", block_phases,
@@ -327,21 +346,25 @@ BLOCK_QUANTITIES = {q.name: q for q in [
     Quantity("multiply_adds", "multiply-adds of the product", lambda s: s.M * s.N * s.K,
              lambda s: "M·N·K = %d · %d · %d" % (s.M, s.N, s.K)),
     Quantity("accumulators", "outputs a thread holds, each in a register", lambda s: fmas_per_step(s.tile),
-             lambda s: "TM·TN = %d · %d" % (s.tile.TM, s.tile.TN)),
+             lambda s: tm_times_tn(s.tile)),
     Quantity("shared_loads_per_step", "floats a thread loads from shared memory per step k",
-             lambda s: shared_loads_per_step(s.tile), lambda s: "TM + TN = %d + %d" % (s.tile.TM, s.tile.TN)),
+             lambda s: shared_loads_per_step(s.tile), lambda s: tm_plus_tn(s.tile)),
     Quantity("fmas_per_step", "multiply-adds a thread makes per step k", lambda s: fmas_per_step(s.tile),
-             lambda s: "TM·TN = %d · %d" % (s.tile.TM, s.tile.TN)),
+             lambda s: tm_times_tn(s.tile)),
     Quantity("shared_loads_per_fma", "floats loaded from shared memory per multiply-add",
              lambda s: shared_loads_per_step(s.tile) / fmas_per_step(s.tile),
-             lambda s: "(TM + TN) / (TM·TN) = %d / %d" % (shared_loads_per_step(s.tile), fmas_per_step(s.tile)),
-             decimals=2),
+             lambda s: "(%s + %s) / (%s·%s) = %d / %d" % (
+                 s.tile.tm_name, s.tile.tn_name, s.tile.tm_name, s.tile.tn_name, shared_loads_per_step(s.tile),
+                 fmas_per_step(s.tile)), decimals=2),
     Quantity("fmas_per_thread_per_phase", "multiply-adds a thread makes per phase",
              lambda s: s.tile.BK * fmas_per_step(s.tile),
-             lambda s: "BK·TM·TN = %d · %d · %d" % (s.tile.BK, s.tile.TM, s.tile.TN)),
+             lambda s: "BK·%s·%s = %d · %d · %d" % (
+                 s.tile.tm_name, s.tile.tn_name, s.tile.BK, s.tile.TM, s.tile.TN)),
     Quantity("shared_load_bytes", "bytes all the launched threads load from shared memory", block_shared_load_bytes,
-             lambda s: "blocks · threads per block · phases · BK · (TM + TN) floats · 4 B = %d · %d · %d · %d · %d · 4"
-                       % (block_blocks(s), s.tile.threads, block_phases(s), s.tile.BK, shared_loads_per_step(s.tile))),
+             lambda s: ("blocks · threads per block · phases · BK · (%s + %s) floats · 4 B"
+                        " = %d · %d · %d · %d · %d · 4")
+                       % (s.tile.tm_name, s.tile.tn_name, block_blocks(s), s.tile.threads, block_phases(s),
+                          s.tile.BK, shared_loads_per_step(s.tile))),
     Quantity("shared_bytes_per_block", "shared memory per block for the tiles of A and B",
              block_shared_bytes_per_block,
              lambda s: "stages · (BM + BN)·BK floats · 4 B = %d · (%d + %d)·%d · 4"
