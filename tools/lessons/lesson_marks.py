@@ -11,7 +11,7 @@ The shape is M, K, N and either TILE (a square tile: calculator.QUANTITIES) or L
 lab.h fixes it, optionally with some of lab.h's constants changed (calculator.BLOCK_QUANTITIES):
 
     <!-- check M=256 K=256 N=256 LAB=4: read_bytes=2,097,152 -->
-    4. <!-- exercise 6.4: read_bytes M=512 K=200 N=384 LAB=6 BN=256 WM=128 WNITER=4 --> ...
+    5. <!-- exercise 6.5: read_bytes M=512 K=200 N=384 LAB=6 BN=256 WM=128 WNITER=4 --> ...
 
 Any lesson docs/lessonN-*.md can carry them; `make test` checks every mark in every lesson.
 """
@@ -25,7 +25,7 @@ from calculator import BlockShape, BlockTile, Shape, matches, quantities
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MARK = re.compile(r"<!--\s*(check|exercise)\b(.*?)-->")
 MARK_START = re.compile(r"<!--\s*(check|exercise)\b")
-SHAPE = r"(M=\d+ K=\d+ N=\d+ (?:TILE=\d+|LAB=\d+(?: [A-Z]+=\d+)*))"
+SHAPE = r"(M=\d+ K=\d+ N=\d+ (?:TILE=\d+|LAB=\d+(?: [A-Z][A-Z_]*=\d+)*))"
 CHECK = re.compile(r"^ " + SHAPE + r":((?: \w+=[\d,.]+)+) $")
 EXERCISE = re.compile(r"^ (\d+\.\d+): (\w+) " + SHAPE + r" $")
 
