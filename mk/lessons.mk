@@ -1,6 +1,7 @@
 # mk/lessons.mk: the lessons' tools (tools/lesson), included by the top-level Makefile.
 #
 #   make traffic M=55 K=48 N=43 TILE=16   grid, phases, bytes read and written, FLOPs, intensity (naive vs tiled)
+#        LAB=5 instead of TILE            the same for that lab's block tile and register tiles (labs 2-6)
 #   make trace M=4 K=4 N=4 TILE=2         the tiled algorithm phase by phase for block (0, 0); small sizes only
 #   make heatmap LAB=3 [KERNEL=file] [M=.. K=.. N=..]   SVG maps of per-element reads and writers, in build/heatmap/
 #   make answers [LAB=3]                  check labs/<lab>/answers.txt against the lesson's exercises
@@ -12,7 +13,7 @@ LESSON := $(PYTHON) tools/lesson
 .PHONY: traffic trace heatmap answers test-lessons
 
 traffic:
-	@$(LESSON) traffic M=$(M) K=$(K) N=$(N) TILE=$(TILE)
+	@$(LESSON) traffic M=$(M) K=$(K) N=$(N) TILE=$(TILE) LAB=$(LAB)
 
 trace:
 	@$(LESSON) trace M=$(M) K=$(K) N=$(N) TILE=$(TILE)

@@ -66,6 +66,31 @@ class AnswerChecker(unittest.TestCase):
                 line = next(line for line in proc.stdout.splitlines() if line.strip().startswith(ratio.id + " "))
                 self.assertEqual("right" in line, right, line)
 
+    def test_labs_4_to_6_right_answers_pass_and_each_wrong_one_is_explained(self):
+        for lab in ("4", "5", "6"):
+            exercises = read_marks(lesson_of_lab("lab" + lab))[1]
+            right = {e.id: calc.format_number(calc.value(e.quantity, e.shape),
+                                              calc.quantities(e.shape)[e.quantity].decimals) for e in exercises}
+            with self.subTest(lab=lab):
+                self.assertGreaterEqual(len(exercises), 4)
+                blank = lesson("answers", "LAB=" + lab)
+                self.assertEqual(blank.returncode, 1)
+                self.assertEqual(blank.stdout.count("not answered yet"), len(exercises))
+                proc = lesson("answers", "LAB=" + lab, "ANSWERS=" + self.answers_file(right))
+                self.assertEqual(proc.returncode, 0, proc.stdout)
+                self.assertIn("%d of %d right" % ((len(exercises),) * 2), proc.stdout)
+            for e in exercises:
+                q = calc.quantities(e.shape)[e.quantity]
+                exact = calc.value(e.quantity, e.shape)
+                wrong = exact + 4 if q.decimals == 0 else exact + 0.25
+                with self.subTest(lab=lab, exercise=e.id):
+                    proc = lesson("answers", "LAB=" + lab, "ANSWERS=" + self.answers_file(
+                        dict(right, **{e.id: calc.format_number(wrong, q.decimals)})))
+                    self.assertEqual(proc.returncode, 1)
+                    line = next(line for line in proc.stdout.splitlines() if line.strip().startswith(e.id + " "))
+                    self.assertIn("the answer is %s" % calc.format_number(exact, q.decimals), line)
+                    self.assertIn(q.working(e.shape), line)
+
     def test_missing_file_and_bad_lab_are_usage_errors(self):
         for args, why in [(["LAB=3", "ANSWERS=" + os.path.join(ROOT, "no", "such.txt")], "no answers file"),
                           (["LAB=0"], "no lab '0'"), (["ANSWERS=x.txt"], "ANSWERS needs LAB")]:

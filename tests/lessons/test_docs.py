@@ -41,10 +41,30 @@ class MarkedNumbers(unittest.TestCase):
         self.assertIn("tiled_read_bytes says 64,705", problems[0])
         self.assertIn("908,160 is not in the text above the mark", problems[1])
 
+    def test_a_lab_shape_is_that_labs_block_tile(self):
+        text = ("Lab 4's 64×64 tile reads 18,816 bytes, with 9 shared loads for 8 multiply-adds; lab 6's two\n"
+                "stages take 32,768 bytes, or 49,152 with 128×256 tiles.\n"
+                "<!-- check M=55 K=48 N=43 LAB=4: read_bytes=18,816 shared_loads_per_step=9 fmas_per_step=8 -->\n"
+                "<!-- check M=1 K=1 N=1 LAB=6: shared_bytes_per_block=32,768 -->\n"
+                "<!-- check M=1 K=1 N=1 LAB=6 BN=256 WM=128 WNITER=4: shared_bytes_per_block=49,152 -->\n")
+        checks = read_marks(os.path.join(ROOT, "docs", "lesson9-example.md"), text)[0]
+        self.assertEqual([p for c in checks for p in wrong_numbers(c)], [])
+        self.assertEqual(checks[2].shape.stated_sizes(), ["1×1", "1×1", "128×256"])
+        wrong = read_marks(os.path.join(ROOT, "docs", "lesson9-example.md"),
+                           "It reads 18,817 bytes.\n<!-- check M=55 K=48 N=43 LAB=4: read_bytes=18,817 -->\n")[0]
+        problems = wrong_numbers(wrong[0])
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn("read_bytes says 18,817 for 55×48·48×43, lab 4's 64×64 block tile, but", problems[0])
+
     def test_malformed_marks_are_errors(self):
         for text in ["<!-- check M=1 K=1 N=1: blocks=1 -->", "<!-- check M=1 K=1 N=1 TILE=1: no_such_thing=1 -->",
                      "1. <!-- exercise 1: blocks M=1 K=1 N=1 TILE=1 --> How many?", "<!-- check M=1 K=1\n -->",
-                     "text <!-- check M=1 K=1 N=1 TILE=1: blocks=1 -->"]:
+                     "text <!-- check M=1 K=1 N=1 TILE=1: blocks=1 -->",
+                     "<!-- check M=1 K=1 N=1 LAB=4: tiled_read_bytes=8 -->",  # a TILE quantity for a lab's tile
+                     "<!-- check M=1 K=1 N=1 LAB=1: blocks=1 -->",  # lab 1 has no block tile
+                     "<!-- check M=1 K=1 N=1 LAB=6 XM=3: blocks=1 -->",  # lab 6's lab.h has no XM
+                     "<!-- check M=1 K=1 N=1 LAB=6 WM=32: blocks=1 -->",  # a warp no longer covers a sub-tile
+                     "<!-- check M=1 K=1 N=1 TILE=16 LAB=4: blocks=1 -->"]:
             with self.subTest(text=text), self.assertRaises(MarkError):
                 read_marks(os.path.join(ROOT, "docs", "lesson9-example.md"), text)
 
@@ -56,11 +76,10 @@ class Exercises(unittest.TestCase):
             exercises = read_marks(path)[1]
             self.assertEqual(len({e.id for e in exercises}), len(exercises), path)
             for e in exercises:
-                s = e.shape
                 with self.subTest(exercise=e.id):
                     self.assertEqual(e.id.split(".")[0], number)
                     self.assertTrue(e.question.endswith("?"), e.question)
-                    for stated in ("%d×%d" % (s.M, s.K), "%d×%d" % (s.K, s.N), "%d×%d" % (s.TILE, s.TILE)):
+                    for stated in e.shape.stated_sizes():  # A's and B's sizes, and the tile's
                         self.assertIn(stated, e.context, "exercise %s does not state %s" % (e.id, stated))
 
     def test_every_lab_with_exercises_ships_a_blank_answers_file(self):

@@ -7,7 +7,7 @@ so a wrong answer can be explained with the working.
 import os
 import re
 
-from calculator import QUANTITIES, format_number, matches, parse_number
+from calculator import format_number, matches, parse_number, quantities
 from lesson_marks import ROOT, read_marks
 
 ANSWER_LINE = re.compile(r"^\s*(\d+\.\d+)\s*=(.*)$")
@@ -34,7 +34,7 @@ def blank_answers_file(lesson_path, exercises, lab_folder):
 
 def mark(exercise, written):
     """(right, one line for the student)."""
-    q = QUANTITIES[exercise.quantity]
+    q = quantities(exercise.shape)[exercise.quantity]
     if not written:
         return False, "%s  not answered yet" % exercise.id
     if parse_number(written) is None:

@@ -1,16 +1,28 @@
 """The traffic calculator: what the course's kernels launch, read, write and compute, worked out from the shape.
 
-C = A·B with A M×K, B K×N, C M×N, floats (4 bytes). Two kernels:
+C = A·B with A M×K, B K×N, C M×N, floats (4 bytes). Three kinds of kernel:
 - naive (lab 1): one thread per element of C; each owning thread reads a row of A and a column of B.
 - tiled, boundary-safe (lab 3): TILE×TILE blocks walk along K in ceil(K/TILE) phases; a guarded load that falls
   outside A or B reads nothing and puts 0 in the tile, and every launched thread runs every multiply-add.
+- block-tiled with register tiles (labs 4-6): each block computes a BM×BN tile of C, walking K in slices of BK;
+  each thread computes a TM×TN tile of outputs held in registers. The shape is read from the lab's lab.h
+  (BlockTile.of_lab), so it is written down in one place. Lab 3's TILE×TILE is the case BM = BN = BK = TILE,
+  TM = TN = 1.
 
-Every number the lesson tools print, the exercises expect and the lessons quote comes from QUANTITIES below, so
-the docs, the answer checker and the emulator tests all agree with one piece of arithmetic.
+Every number the lesson tools print, the exercises expect and the lessons quote comes from QUANTITIES (shapes with
+a TILE) and BLOCK_QUANTITIES (shapes with a lab's block tile) below, so the docs, the answer checker and the
+emulator tests all agree with one piece of arithmetic.
 """
+import glob
+import os
+import re
 from dataclasses import dataclass
 
 FLOAT_BYTES = 4
+WARP_SIZE = 32
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# Shared-memory stages per lab where there is more than one: lab 6 double-buffers. lab.h names no constant for it.
+STAGES = {6: 2}
 
 
 def ceil_div(a, b):
@@ -26,6 +38,100 @@ class Shape:
 
     def name(self):
         return "%d×%d·%d×%d" % (self.M, self.K, self.K, self.N)
+
+    def describe(self):
+        return "TILE=%d" % self.TILE
+
+    def stated_sizes(self):
+        """What a question about this shape must tell the student: A's and B's sizes, and the tile."""
+        return ["%d×%d" % (self.M, self.K), "%d×%d" % (self.K, self.N), "%d×%d" % (self.TILE, self.TILE)]
+
+
+def lab_constants(lab):
+    """{name: value} of the `constexpr int NAME = value;` lines in labs/labN-*/lab.h; ValueError if no such lab."""
+    found = glob.glob(os.path.join(ROOT, "labs", "lab%d-*" % lab, "lab.h"))
+    if not found:
+        raise ValueError("no lab %d" % lab)
+    with open(found[0], encoding="utf-8") as f:
+        return {name: int(v) for name, v in re.findall(r"constexpr int (\w+) = (\d+);", f.read())}
+
+
+@dataclass(frozen=True)
+class BlockTile:
+    """A block-tiled kernel's shape: BM×BN outputs per block, K in slices of BK, TM×TN outputs per thread (lab 6:
+    (WMITER·TM)×(WNITER·TN), in pieces), in `stages` shared-memory buffers."""
+    lab: int
+    BM: int
+    BN: int
+    BK: int
+    TM: int
+    TN: int
+    stages: int
+    changes: tuple = ()  # (name, value) pairs that differ from the lab's lab.h
+    warp_steps: bool = False  # lab 6: a thread's TM×TN outputs are WMITER×WNITER pieces of lab.h's TM×TN
+
+    @property
+    def tm_name(self):
+        """How TM is written in a working: lab 6's lab.h calls a piece TM, and a thread holds WMITER of them."""
+        return "(WMITER·TM)" if self.warp_steps else "TM"
+
+    @property
+    def tn_name(self):
+        return "(WNITER·TN)" if self.warp_steps else "TN"
+
+    @property
+    def threads(self):
+        return self.BM * self.BN // (self.TM * self.TN)  # one thread per TM×TN tile of outputs
+
+    def describe(self):
+        changed = "".join(" %s=%d" % c for c in self.changes)
+        return "lab %d's %d×%d block tile%s" % (self.lab, self.BM, self.BN, " (lab.h with%s)" % changed
+                                                if changed else "")
+
+    @staticmethod
+    def of_lab(lab, **changes):
+        """Lab `lab`'s tile shape from labs/labN-*/lab.h, with some of its constants changed if asked (for example
+        BN=256); ValueError for a lab without a block tile, an unknown constant or a shape no kernel can have."""
+        c = lab_constants(lab)
+        unknown = [name for name in changes if name not in c]
+        if unknown:
+            raise ValueError("lab %d's lab.h has no constant %s" % (lab, unknown[0]))
+        changed = tuple((name, v) for name, v in sorted(changes.items()) if c[name] != v)
+        c.update(changes)
+        if "TILE_WIDTH" in c:  # labs 2 and 3: square tiles, one output per thread
+            return BlockTile(lab, c["TILE_WIDTH"], c["TILE_WIDTH"], c["TILE_WIDTH"], 1, 1, 1, changed)
+        if "BM" not in c:
+            raise ValueError("lab %d has no block tile" % lab)
+        if "WM" in c:  # lab 6: warps of 32 threads cover WM×WN in WMITER×WNITER sub-tiles of TM×TN per thread
+            if (c["BM"] % c["WM"] or c["BN"] % c["WN"] or c["WM"] % (c["WMITER"] * c["TM"])
+                    or c["WN"] % (c["WNITER"] * c["TN"])
+                    or (c["WM"] // c["WMITER"] // c["TM"]) * (c["WN"] // c["WNITER"] // c["TN"]) != WARP_SIZE):
+                raise ValueError("lab %d: warp tiles must cover the block tile and a warp's 32 threads a sub-tile"
+                                 % lab)
+            tm, tn = c["WMITER"] * c["TM"], c["WNITER"] * c["TN"]
+        else:
+            tm, tn = c["TM"], c.get("TN", 1)  # lab 4: a column of TM outputs
+        if c["BM"] % tm or c["BN"] % tn:
+            raise ValueError("lab %d: TM×TN tiles of outputs must cover the BM×BN block tile" % lab)
+        return BlockTile(lab, c["BM"], c["BN"], c["BK"], tm, tn, STAGES.get(lab, 1), changed, "WM" in c)
+
+
+@dataclass(frozen=True)
+class BlockShape:
+    """A problem M×K·K×N for a block-tiled kernel of shape `tile`."""
+    M: int
+    K: int
+    N: int
+    tile: BlockTile
+
+    def name(self):
+        return "%d×%d·%d×%d" % (self.M, self.K, self.K, self.N)
+
+    def describe(self):
+        return self.tile.describe()
+
+    def stated_sizes(self):
+        return ["%d×%d" % (self.M, self.K), "%d×%d" % (self.K, self.N), "%d×%d" % (self.tile.BM, self.tile.BN)]
 
 
 class Quantity:
@@ -167,8 +273,116 @@ QUANTITIES = {q.name: q for q in [
 ]}
 
 
+# -- block tiles with register tiles (labs 4-6): s is a BlockShape, t its tile --------------------------------------
+def block_grid_x(s):
+    return ceil_div(s.N, s.tile.BN)
+
+
+def block_grid_y(s):
+    return ceil_div(s.M, s.tile.BM)
+
+
+def block_blocks(s):
+    return block_grid_x(s) * block_grid_y(s)
+
+
+def block_phases(s):
+    return ceil_div(s.K, s.tile.BK)
+
+
+def block_read_bytes(s):
+    # a guarded load outside A or B reads nothing: each element of A is loaded once per block column, of B once
+    # per block row (common/lab_tests.h's block_tile_floats, the bound the labs' traffic tests allow)
+    return (s.M * s.K * block_grid_x(s) + s.K * s.N * block_grid_y(s)) * FLOAT_BYTES
+
+
+def shared_loads_per_step(t):
+    return t.TM + t.TN  # step k: column k of the thread's TM rows of A, row k of its TN columns of B
+
+
+def fmas_per_step(t):
+    return t.TM * t.TN  # the outer product of those two
+
+
+def block_shared_load_bytes(s):
+    # every launched thread runs every step of every phase, zero-filled ones included
+    t = s.tile
+    return block_blocks(s) * t.threads * block_phases(s) * t.BK * shared_loads_per_step(t) * FLOAT_BYTES
+
+
+def block_shared_store_bytes(s):
+    # each phase, the block stores its BM×BK slice of A and its BK×BN slice of B
+    t = s.tile
+    return block_blocks(s) * block_phases(s) * (t.BM + t.BN) * t.BK * FLOAT_BYTES
+
+
+def block_shared_bytes_per_block(s):
+    t = s.tile
+    return t.stages * (t.BM + t.BN) * t.BK * FLOAT_BYTES
+
+
+def tm_plus_tn(t):
+    return "%s + %s = %d + %d" % (t.tm_name, t.tn_name, t.TM, t.TN)
+
+
+def tm_times_tn(t):
+    return "%s·%s = %d · %d" % (t.tm_name, t.tn_name, t.TM, t.TN)
+
+
+BLOCK_QUANTITIES = {q.name: q for q in [
+    Quantity("blocks", "blocks in the grid", block_blocks,
+             lambda s: "ceil(N / BN) · ceil(M / BM) = ceil(%d / %d) · ceil(%d / %d) = %d · %d" % (
+                 s.N, s.tile.BN, s.M, s.tile.BM, block_grid_x(s), block_grid_y(s))),
+    Quantity("threads_per_block", "threads in a block, one per TM×TN tile of outputs", lambda s: s.tile.threads,
+             lambda s: "BM·BN / (%s·%s) = %d·%d / (%d·%d)" % (
+                 s.tile.tm_name, s.tile.tn_name, s.tile.BM, s.tile.BN, s.tile.TM, s.tile.TN)),
+    Quantity("warps_per_block", "warps of 32 threads in a block", lambda s: s.tile.threads // WARP_SIZE,
+             lambda s: "threads per block / 32 = %d / 32" % s.tile.threads),
+    Quantity("phases", "phases of the tile loop", block_phases,
+             lambda s: "ceil(K / BK) = ceil(%d / %d)" % (s.K, s.tile.BK)),
+    Quantity("read_bytes", "global bytes the kernel reads from A and B", block_read_bytes,
+             lambda s: "(M·K·ceil(N/BN) + K·N·ceil(M/BM)) floats · 4 B = (%d·%d·%d + %d·%d·%d) · 4"
+                       % (s.M, s.K, block_grid_x(s), s.K, s.N, block_grid_y(s))),
+    Quantity("multiply_adds", "multiply-adds of the product", lambda s: s.M * s.N * s.K,
+             lambda s: "M·N·K = %d · %d · %d" % (s.M, s.N, s.K)),
+    Quantity("accumulators", "outputs a thread holds, each in a register", lambda s: fmas_per_step(s.tile),
+             lambda s: tm_times_tn(s.tile)),
+    Quantity("shared_loads_per_step", "floats a thread loads from shared memory per step k",
+             lambda s: shared_loads_per_step(s.tile), lambda s: tm_plus_tn(s.tile)),
+    Quantity("fmas_per_step", "multiply-adds a thread makes per step k", lambda s: fmas_per_step(s.tile),
+             lambda s: tm_times_tn(s.tile)),
+    Quantity("shared_loads_per_fma", "floats loaded from shared memory per multiply-add",
+             lambda s: shared_loads_per_step(s.tile) / fmas_per_step(s.tile),
+             lambda s: "(%s + %s) / (%s·%s) = %d / %d" % (
+                 s.tile.tm_name, s.tile.tn_name, s.tile.tm_name, s.tile.tn_name, shared_loads_per_step(s.tile),
+                 fmas_per_step(s.tile)), decimals=2),
+    Quantity("fmas_per_thread_per_phase", "multiply-adds a thread makes per phase",
+             lambda s: s.tile.BK * fmas_per_step(s.tile),
+             lambda s: "BK·%s·%s = %d · %d · %d" % (
+                 s.tile.tm_name, s.tile.tn_name, s.tile.BK, s.tile.TM, s.tile.TN)),
+    Quantity("shared_load_bytes", "bytes all the launched threads load from shared memory", block_shared_load_bytes,
+             lambda s: ("blocks · threads per block · phases · BK · (%s + %s) floats · 4 B"
+                        " = %d · %d · %d · %d · %d · 4")
+                       % (s.tile.tm_name, s.tile.tn_name, block_blocks(s), s.tile.threads, block_phases(s),
+                          s.tile.BK, shared_loads_per_step(s.tile))),
+    Quantity("shared_bytes_per_block", "shared memory per block for the tiles of A and B",
+             block_shared_bytes_per_block,
+             lambda s: "stages · (BM + BN)·BK floats · 4 B = %d · (%d + %d)·%d · 4"
+                       % (s.tile.stages, s.tile.BM, s.tile.BN, s.tile.BK)),
+    Quantity("intensity", "FLOP per byte the kernel reads from A and B",
+             lambda s: 2 * s.M * s.N * s.K / block_read_bytes(s),
+             lambda s: "2·M·N·K / bytes read = %s / %s" % (format_number(2 * s.M * s.N * s.K),
+                                                            format_number(block_read_bytes(s))), decimals=2),
+]}
+
+
+def quantities(shape):
+    """The quantities a shape has: QUANTITIES for a Shape (a TILE), BLOCK_QUANTITIES for a BlockShape."""
+    return BLOCK_QUANTITIES if isinstance(shape, BlockShape) else QUANTITIES
+
+
 def value(name, shape):
-    return QUANTITIES[name].compute(shape)
+    return quantities(shape)[name].compute(shape)
 
 
 def matches(name, shape, text, decimals=None):
@@ -177,7 +391,7 @@ def matches(name, shape, text, decimals=None):
     claimed = parse_number(text)
     if claimed is None:
         return False
-    exact = QUANTITIES[name].compute(shape)
+    exact = value(name, shape)
     if isinstance(exact, int):
         return claimed == exact
     if decimals is None:

@@ -1,11 +1,17 @@
 """The marks a lesson carries in HTML comments, invisible when it is rendered, which tie its numbers to the
-calculator (calculator.QUANTITIES):
+calculator:
 
     <!-- check M=55 K=48 N=43 TILE=16: tiled_read_bytes=64,704 written_bytes=9,460 -->
         on its own line right under a paragraph, table or list: each number must be the quantity for that shape
         (to the decimals written), and must appear in the text just above.
     1. <!-- exercise 3.2: phases M=100 K=70 N=50 TILE=16 --> A is 100×70 and B is 70×50 ...
         an exercise: the question follows the mark; its answer is never written down, the checker computes it.
+
+The shape is M, K, N and either TILE (a square tile: calculator.QUANTITIES) or LAB, a lab's block tile as its
+lab.h fixes it, optionally with some of lab.h's constants changed (calculator.BLOCK_QUANTITIES):
+
+    <!-- check M=256 K=256 N=256 LAB=4: read_bytes=2,097,152 -->
+    5. <!-- exercise 6.5: read_bytes M=512 K=200 N=384 LAB=6 BN=256 WM=128 WNITER=4 --> ...
 
 Any lesson docs/lessonN-*.md can carry them; `make test` checks every mark in every lesson.
 """
@@ -14,18 +20,35 @@ import os
 import re
 from dataclasses import dataclass
 
-from calculator import QUANTITIES, Shape, matches
+from calculator import BlockShape, BlockTile, Shape, matches, quantities
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MARK = re.compile(r"<!--\s*(check|exercise)\b(.*?)-->")
 MARK_START = re.compile(r"<!--\s*(check|exercise)\b")
-SHAPE = r"M=(\d+) K=(\d+) N=(\d+) TILE=(\d+)"
+SHAPE = r"(M=\d+ K=\d+ N=\d+ (?:TILE=\d+|LAB=\d+(?: [A-Z][A-Z_]*=\d+)*))"
 CHECK = re.compile(r"^ " + SHAPE + r":((?: \w+=[\d,.]+)+) $")
 EXERCISE = re.compile(r"^ (\d+\.\d+): (\w+) " + SHAPE + r" $")
 
 
 class MarkError(Exception):
     pass
+
+
+def shape_at(where, text):
+    try:
+        return parse_shape(text)
+    except ValueError as e:
+        raise MarkError("%s: %s" % (where, e))
+
+
+def parse_shape(text):
+    """'M=55 K=48 N=43 TILE=16' -> Shape; 'M=.. K=.. N=.. LAB=6 BN=256 ..' -> BlockShape; ValueError if the lab's
+    tile cannot be made."""
+    values = dict((name, int(v)) for name, v in (pair.split("=") for pair in text.split()))
+    M, K, N = values.pop("M"), values.pop("K"), values.pop("N")
+    if "TILE" in values:
+        return Shape(M, K, N, values["TILE"])
+    return BlockShape(M, K, N, BlockTile.of_lab(values.pop("LAB"), **values))
 
 
 @dataclass
@@ -88,14 +111,16 @@ def read_marks(path, text=None):
                 m = CHECK.match(body)
                 if not m or line.strip() != mark.group(0):
                     raise MarkError("%s: a check mark stands alone on its line, as '<!-- check M=.. K=.. N=.. "
-                                    "TILE=..: name=number ... -->'" % where)
-                claims = [tuple(c.split("=")) for c in m.group(5).split()]
-                checks.append(Check(where, Shape(*map(int, m.group(1, 2, 3, 4))), claims, block_above(lines, i)))
+                                    "TILE=..: name=number ... -->' (or LAB=.. for a lab's block tile)" % where)
+                shape = shape_at(where, m.group(1))
+                claims = [tuple(c.split("=")) for c in m.group(2).split()]
+                checks.append(Check(where, shape, claims, block_above(lines, i)))
             else:
                 m = EXERCISE.match(body)
                 if not m:
                     raise MarkError("%s: an exercise mark reads '<!-- exercise N.M: quantity M=.. K=.. N=.. "
-                                    "TILE=.. -->'" % where)
+                                    "TILE=.. -->' (or LAB=.. for a lab's block tile)" % where)
+                shape = shape_at(where, m.group(3))
                 claims = [(m.group(2), None)]
                 question = line[mark.end():].strip()
                 j = i + 1
@@ -103,11 +128,11 @@ def read_marks(path, text=None):
                     question += " " + lines[j].strip()
                     j += 1
                 context = MARK.sub("", "\n".join(lines[heading:j]))
-                exercises.append(Exercise(m.group(1), m.group(2), Shape(*map(int, m.group(3, 4, 5, 6))), question,
-                                          context))
-            unknown = [name for name, _ in claims if name not in QUANTITIES]
+                exercises.append(Exercise(m.group(1), m.group(2), shape, question, context))
+            unknown = [name for name, _ in claims if name not in quantities(shape)]
             if unknown:
-                raise MarkError("%s: no quantity named %s (see tools/lessons/calculator.py)" % (where, unknown[0]))
+                raise MarkError("%s: no quantity named %s for a %s shape (see tools/lessons/calculator.py)"
+                                % (where, unknown[0], "LAB" if isinstance(shape, BlockShape) else "TILE"))
     return checks, exercises
 
 
@@ -116,9 +141,9 @@ def wrong_numbers(check):
     problems = []
     for name, written in check.claims:
         if not matches(name, check.shape, written):
-            problems.append("%s: %s says %s for %s, TILE=%d, but %s" % (
-                check.where, name, written, check.shape.name(), check.shape.TILE,
-                QUANTITIES[name].explain(check.shape)))
+            problems.append("%s: %s says %s for %s, %s, but %s" % (
+                check.where, name, written, check.shape.name(), check.shape.describe(),
+                quantities(check.shape)[name].explain(check.shape)))
         if not re.search(r"(?<![\d,.])%s(?![\d]|[,.]\d)" % re.escape(written), check.above):
             problems.append("%s: %s is not in the text above the mark" % (check.where, written))
     return problems

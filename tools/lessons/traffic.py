@@ -1,6 +1,7 @@
-"""`make traffic`: the calculator's numbers for one shape and tile, laid out for reading."""
-from calculator import (blocks, flops_launched, flops_owned, format_number, grid_x, grid_y, naive_read_bytes,
-                        phases, threads, tiled_read_bytes, value, written_bytes)
+"""`make traffic`: the calculator's numbers for one shape and tile (or a lab's block tile), laid out for reading."""
+from calculator import (BLOCK_QUANTITIES, block_grid_x, block_grid_y, blocks, flops_launched, flops_owned,
+                        format_number, grid_x, grid_y, naive_read_bytes, phases, threads, tiled_read_bytes, value,
+                        written_bytes)
 
 
 def report(s):
@@ -34,4 +35,38 @@ def report(s):
         else:
             shown = number if isinstance(number, str) else n(number)
             lines.append(("%-40s %15s" % (label, shown)) + ("   " + note if note else ""))
+    return "\n".join(lines)
+
+
+def block_report(s):
+    """The same for a lab's block tile (a BlockShape): labs 4-6, or lab 3's TILE_WIDTH×TILE_WIDTH."""
+    n = format_number
+    t = s.tile
+    q = {name: value(name, s) for name in BLOCK_QUANTITIES}
+    last_phase_start = (q["phases"] - 1) * t.BK
+    flops = 2 * q["multiply_adds"]
+    rows = [
+        ("global bytes read from A and B", q["read_bytes"], "(M·K·ceil(N/BN) + K·N·ceil(M/BM)) floats"),
+        ("global bytes written to C", written_bytes(s), "M·N floats, each element once"),
+        ("shared memory per block", q["shared_bytes_per_block"],
+         "%d stage%s of (BM + BN)·BK floats" % (t.stages, "s" if t.stages > 1 else "")),
+        ("shared bytes loaded, all threads", q["shared_load_bytes"], "(TM + TN) floats per thread and step k"),
+        ("FLOPs, 2·M·N·K", flops, None),
+        ("arithmetic intensity, FLOPs per byte read", n(q["intensity"], 2), None),
+    ]
+    lines = [
+        "C = A·B, %s (M=%d, K=%d, N=%d), %s: BK = %d, TM×TN = %d×%d outputs per thread"
+        % (s.name(), s.M, s.K, s.N, t.describe(), t.BK, t.TM, t.TN),
+        "grid:     %d × %d = %s blocks of %d threads (x: ceil(N/BN), y: ceil(M/BM)), %s launched"
+        % (block_grid_x(s), block_grid_y(s), n(q["blocks"]), q["threads_per_block"],
+           n(q["blocks"] * q["threads_per_block"])),
+        "phases:   %d = ceil(K/BK); the last covers k = %d..%d, of which %d exist"
+        % (q["phases"], last_phase_start, last_phase_start + t.BK - 1, s.K - last_phase_start),
+        "a thread: %d output%s in registers; per step k %d shared loads for %d multiply-add%s, %s per multiply-add"
+        % (q["accumulators"], "s" if q["accumulators"] > 1 else "", q["shared_loads_per_step"], q["fmas_per_step"],
+           "s" if q["fmas_per_step"] > 1 else "", ("%.3f" % q["shared_loads_per_fma"]).rstrip("0").rstrip(".")),
+    ]
+    for label, number, note in rows:
+        shown = number if isinstance(number, str) else n(number)
+        lines.append(("%-42s %15s" % (label, shown)) + ("   " + note if note else ""))
     return "\n".join(lines)
