@@ -123,8 +123,8 @@ def read_map(name, reads, rows, cols, row_step, col_step, top, kernel):
     layout = Layout.fitting(rows, cols)
     lo, hi = min(reads), max(reads)
     title = "%s (%d×%d): how often kernel code loaded each element" % (name, rows, cols)
-    subtitle = "%s: %s (the naive kernel: %d times)" % (
-        kernel, "every element %d times" % lo if lo == hi else "%d to %d times" % (lo, hi), top)
+    subtitle = "%s: %s (the naive kernel: %s)" % (
+        kernel, "every element %s" % times(lo) if lo == hi else "%d to %d times" % (lo, hi), times(top))
     body = cells(layout, lambda r, c: read_colour(reads[r * cols + c], top)) + \
         tile_lines(layout, row_step, col_step) + read_legend(layout, {lo, hi}, top)
     return layout, svg_document(layout, title, subtitle, body)
@@ -191,7 +191,7 @@ def default_shape(lab):
 
 def describe_reads(reads):
     lo, hi = min(reads), max(reads)
-    return "every element %d times" % lo if lo == hi else "%d to %d times per element" % (lo, hi)
+    return "every element %s" % times(lo) if lo == hi else "%d to %d times per element" % (lo, hi)
 
 
 def summary(counts, kernel, out_dir):
@@ -206,6 +206,11 @@ def summary(counts, kernel, out_dir):
         "right" if counts["correct"] else "WRONG"),
         "  %s  A read %s" % (os.path.join(out_dir, "A-reads.svg"), describe_reads(counts["A_reads"])),
         "  %s  B read %s" % (os.path.join(out_dir, "B-reads.svg"), describe_reads(counts["B_reads"])),
-        "  %s  C written by %d blocks; %d elements not written, %d written more than once" % (
-            os.path.join(out_dir, "C-writers.svg"), len(writers), unwritten, twice)]
+        "  %s  C written by %s; %d elements not written, %d written more than once" % (
+            os.path.join(out_dir, "C-writers.svg"), "1 block" if len(writers) == 1 else "%d blocks" % len(writers),
+            unwritten, twice)]
     return "\n".join(lines)
+
+
+def times(n):
+    return "%d time%s" % (n, "" if n == 1 else "s")
