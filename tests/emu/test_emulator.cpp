@@ -959,6 +959,15 @@ TEST_CASE("error programs: the right error names after the launch, and the diagn
     CHECK(contains(misaligned.err, "error_misaligned_float4.cu:14"));
 }
 
+TEST_CASE("programs/pipeline_copy.cu: asynchronous copies are counted like the loads and stores they are") {
+    const Run r = run({program("pipeline_copy")});
+    INFO("stdout:\n", r.out, "stderr:\n", r.err);
+    REQUIRE(r.stats.size() == 1);
+    // 4 rows of 12 floats staged in 16-byte pieces: the 12 pieces inside A are read, the 4 zero-filled ones are not
+    CHECK(contains(r.stats[0], "\"global_load_bytes\": 192,"));
+    CHECK(contains(r.stats[0], "\"shared_store_bytes\": 256,"));  // all 16 pieces land in the tile
+}
+
 TEST_CASE("programs/error_sticky.cu: the error stays until cudaDeviceReset(), then everything works again") {
     const Run r = run({program("error_sticky")});
     INFO("stdout:\n", r.out, "stderr:\n", r.err);
