@@ -192,11 +192,8 @@ def grader_fingerprint(backend):
 # Trusted builds (outside any sandbox) and the sandbox each lab runs in
 # ---------------------------------------------------------------------------------------------------------------
 def hidden_multiple(lab):
-    """The multiple every size must be for this lab: lab.h says 'multiples of N', or any size is allowed."""
-    with open(os.path.join(ROOT, "labs", lab, "lab.h")) as f:
-        text = f.read()
-    m = re.search(r"multiples of (\d+)", text)
-    return int(m.group(1)) if m else 1
+    """The multiple every hidden size must be for this lab (lab 2: 16)."""
+    return labtool.size_multiple(lab)
 
 
 class Trusted:

@@ -30,6 +30,19 @@ LABS = sorted((d for d in os.listdir(os.path.join(ROOT, "labs"))
                if re.fullmatch(r"lab\d+-[a-z0-9-]+", d) and os.path.isfile(os.path.join(ROOT, "labs", d, "lab.h"))),
               key=lambda d: int(re.match(r"lab(\d+)", d).group(1)))
 SHORT = {d.split("-")[0]: d for d in LABS}
+
+
+def lab_constants(lab):
+    """{name: value} of the `constexpr int NAME = value;` lines of labs/<lab>/lab.h (the lab's tile shape)."""
+    with open(os.path.join(ROOT, "labs", lab, "lab.h"), encoding="utf-8") as f:
+        return {name: int(v) for name, v in re.findall(r"constexpr int (\w+) = (\d+);", f.read())}
+
+
+def size_multiple(lab):
+    """What every size must be a multiple of in this lab: N where its lab.h says "multiples of N", else 1."""
+    with open(os.path.join(ROOT, "labs", lab, "lab.h"), encoding="utf-8") as f:
+        m = re.search(r"multiples of (\d+)", f.read())
+    return int(m.group(1)) if m else 1
 # The demo's WIDTH A B after the tests: all-ones inputs, so every element should be WIDTH. Lab 2 needs a multiple
 # of its tile; lab 1 runs its host_flow.cu instead.
 DEMO_ARGS = {"lab2-tiled": ["32", "1", "2"]}

@@ -997,39 +997,40 @@ __attribute__((always_inline)) inline void shared_access(Worker& w, uintptr_t a,
 }
 
 // A GPU faults on an access whose address is not a multiple of the alignment its instruction needs: the size
-// of the value, or more for a vector (a float4's first element is loaded by a 16-byte instruction).
-[[noreturn]] __attribute__((noinline, cold)) void misaligned(Worker& w, uintptr_t a, size_t align,
-                                                            bool store, uintptr_t pc, bool shared) {
+// of the value, or more for a vector (a float4's first element is loaded by a 16-byte instruction). Reached only
+// for a misaligned address; ends the block if a kernel made the access to global or shared memory.
+__attribute__((noinline, cold)) void misaligned(uintptr_t a, size_t align, bool store, uintptr_t pc) {
+  Worker* w = tls_worker;
+  if (!w || !w->current) return;  // host code
   std::string where;
-  if (shared) {
-    where = "shared " + shared_variable_at(a - w.shared_lo);
-  } else {
+  if (a - g_arena_base < g_arena_size) {
     Allocation* al = allocation_at(a);
     where = al ? "'" + al->name + "' (byte " + std::to_string(a - al->base) + ")" : "global memory";
+  } else if (a - w->shared_lo < w->shared_size) {
+    where = "shared " + shared_variable_at(a - w->shared_lo);
+  } else {
+    return;  // the thread's own stack
   }
-  add_diag(w, DiagKind::kMisaligned, w.current->linear, pc, 0,
-           std::string("misaligned ") + (store ? "store" : "load") + " at %1 by thread " + coord(w.current->idx) +
-               " of block " + coord(w.block_idx) + ": the " + (store ? "store" : "load") + " needs " +
-               std::to_string(align) + "-byte alignment, and " + where + " is " + std::to_string(a % align) + " bytes past a multiple of " + std::to_string(align) +
+  add_diag(*w, DiagKind::kMisaligned, w->current->linear, pc, 0,
+           std::string("misaligned ") + (store ? "store" : "load") + " at %1 by thread " + coord(w->current->idx) +
+               " of block " + coord(w->block_idx) + ": the " + (store ? "store" : "load") + " needs " +
+               std::to_string(align) + "-byte alignment, and " + where + " is " + std::to_string(a % align) +
+               " bytes past a multiple of " + std::to_string(align) +
                " — a float4 must start at a multiple of 16 bytes (a float2 at 8): is the row length a multiple "
                "of 4?");
-  abort_block(w, cudaErrorMisalignedAddress);
+  abort_block(*w, cudaErrorMisalignedAddress);
 }
 
+// `align`: the alignment the access needs (0 or 1: none).
 __attribute__((always_inline)) inline void on_access(uintptr_t a, size_t size, bool store, uintptr_t pc,
                                                      size_t align = 0) {
+  if (__builtin_expect(align > 1 && (a & (align - 1)), 0)) misaligned(a, align, store, pc);
   if (a - g_arena_base < g_arena_size) {
-    Worker* w = tls_worker;
-    if (__builtin_expect(align > 1 && (a & (align - 1)), 0) && w && w->current)
-      misaligned(*w, a, align, store, pc, false);
     global_access(a, size, store, pc);
     return;
   }
   Worker* w = tls_worker;
-  if (w && w->current && a - w->shared_lo < w->shared_size) {
-    if (__builtin_expect(align > 1 && (a & (align - 1)), 0)) misaligned(*w, a, align, store, pc, true);
-    shared_access(*w, a, size, store, pc);
-  }
+  if (w && w->current && a - w->shared_lo < w->shared_size) shared_access(*w, a, size, store, pc);
 }
 
 // ===============================================================================================================
@@ -1309,17 +1310,18 @@ void __sanitizer_cov_bool_flag_init(bool*, bool*) {}
 void __sanitizer_cov_pcs_init(const uintptr_t*, const uintptr_t*) {}
 
 // emucc turns llvm.memcpy/memmove/memset in instrumented code (struct copies) into these, so they count too, and
-// passes the alignment the compiler gave the pointers: a copy moves pieces of up to 16 bytes, each of which must
-// be aligned to min(that, the piece's largest power-of-two factor), as the GPU's loads and stores for it would be.
+// passes the alignment the compiler gave the pointers.
+// n bytes at p as the pieces of up to 16 bytes a GPU would move them in, each aligned to min(align, the piece's
+// largest power-of-two factor).
+static void count_pieces(const void* p, size_t n, bool store, size_t align, uintptr_t pc) {
+  for (size_t i = 0; i < n; i += 16) {
+    const size_t piece = std::min<size_t>(16, n - i);
+    on_access(reinterpret_cast<uintptr_t>(p) + i, piece, store, pc, std::min(align, piece & (~piece + 1)));
+  }
+}
 static void counted_copy(void* dst, const void* src, size_t n, size_t align, uintptr_t pc) {
-  for (size_t i = 0; i < n; i += 16) {
-    const size_t piece = std::min<size_t>(16, n - i);
-    on_access(reinterpret_cast<uintptr_t>(src) + i, piece, false, pc, std::min(align, piece & (~piece + 1)));
-  }
-  for (size_t i = 0; i < n; i += 16) {
-    const size_t piece = std::min<size_t>(16, n - i);
-    on_access(reinterpret_cast<uintptr_t>(dst) + i, piece, true, pc, std::min(align, piece & (~piece + 1)));
-  }
+  count_pieces(src, n, false, align, pc);
+  count_pieces(dst, n, true, align, pc);
   memmove(dst, src, n);
 }
 void __cudaemu_memcpy(void* dst, const void* src, size_t n, bool, size_t align) {
@@ -1329,11 +1331,7 @@ void __cudaemu_memmove(void* dst, const void* src, size_t n, bool, size_t align)
   counted_copy(dst, src, n, align, CUDAEMU_RA);
 }
 void __cudaemu_memset(void* dst, uint8_t value, size_t n, bool, size_t align) {
-  uintptr_t pc = CUDAEMU_RA;
-  for (size_t i = 0; i < n; i += 16) {
-    const size_t piece = std::min<size_t>(16, n - i);
-    on_access(reinterpret_cast<uintptr_t>(dst) + i, piece, true, pc, std::min(align, piece & (~piece + 1)));
-  }
+  count_pieces(dst, n, true, align, CUDAEMU_RA);
   memset(dst, value, n);
 }
 

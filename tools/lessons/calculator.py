@@ -13,14 +13,16 @@ Every number the lesson tools print, the exercises expect and the lessons quote 
 a TILE) and BLOCK_QUANTITIES (shapes with a lab's block tile) below, so the docs, the answer checker and the
 emulator tests all agree with one piece of arithmetic.
 """
-import glob
 import os
-import re
+import sys
 from dataclasses import dataclass
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "grader"))
+import labtool  # noqa: E402  (lab discovery and each lab.h's constants)
 
 FLOAT_BYTES = 4
 WARP_SIZE = 32
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Shared-memory stages per lab where there is more than one: lab 6 double-buffers. lab.h names no constant for it.
 STAGES = {6: 2}
 
@@ -49,11 +51,10 @@ class Shape:
 
 def lab_constants(lab):
     """{name: value} of the `constexpr int NAME = value;` lines in labs/labN-*/lab.h; ValueError if no such lab."""
-    found = glob.glob(os.path.join(ROOT, "labs", "lab%d-*" % lab, "lab.h"))
-    if not found:
+    folder = labtool.SHORT.get("lab%d" % lab)
+    if not folder:
         raise ValueError("no lab %d" % lab)
-    with open(found[0], encoding="utf-8") as f:
-        return {name: int(v) for name, v in re.findall(r"constexpr int (\w+) = (\d+);", f.read())}
+    return labtool.lab_constants(folder)
 
 
 @dataclass(frozen=True)

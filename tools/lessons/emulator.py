@@ -76,9 +76,14 @@ def build(lab, kernel, tile=None):
     return program
 
 
-def measure(program, M, K, N):
-    env = dict(os.environ, CUDAEMU_TIMEOUT="60", CUDAEMU_QUIET="1")
-    proc = subprocess.run([program, str(M), str(N), str(K)], capture_output=True, text=True, env=env, timeout=300)
+def measure(program, M, K, N, totals_only=False):
+    """What `program` (from build) counted for M×K·K×N. totals_only: no per-element lists and no correctness check,
+    for large sizes (make bench and make profile count n = 2048), which also get the emulator's default watchdog."""
+    env = dict(os.environ, CUDAEMU_QUIET="1")
+    if not totals_only:
+        env["CUDAEMU_TIMEOUT"] = "60"
+    argv = [program, str(M), str(N), str(K)] + (["--totals"] if totals_only else [])
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=1800 if totals_only else 300)
     if proc.returncode != 0:
         raise RuntimeError("%s %d %d %d failed (exit %d): %s" % (program, M, N, K, proc.returncode, proc.stderr))
     return json.loads(proc.stdout)

@@ -24,14 +24,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "grader"))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "tools", "lessons"))
+import emulator  # noqa: E402  (the lesson tools' measuring program: exact counts on the emulator)
 import labtool  # noqa: E402  (lab discovery, GPU detection)
 import perfdata  # noqa: E402
 import svgplot  # noqa: E402
 
-EMUCC = os.path.join(ROOT, "tools", "emucc")
 COMMON = os.path.join(ROOT, "common")
-# Labs whose contract only allows sizes that are multiples of the tile (lab.h says so): other shapes are skipped.
-TILE_MULTIPLES_ONLY = {"lab2-tiled": 16}
 SANITIZER_TOOLS = ["memcheck", "racecheck", "synccheck", "initcheck"]
 NCU_METRICS = {
     "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum": "L1 bytes requested by global loads",
@@ -94,30 +93,20 @@ def build_bench(lab, kernel, out):
     return nvcc([os.path.join(HERE, "gemm_bench.cu"), kernel], lab, out, ["-lcublas"])
 
 
-def emulator_traffic(lab, kernel, M, N, K, out_dir):
-    """{"bytes_read", "bytes_written", ...} counted by the emulator, or None with a reason printed."""
-    probe = os.path.join(out_dir, "traffic_probe")
-    os.makedirs(out_dir, exist_ok=True)
-    cmd = [EMUCC, "-O2", "-I", COMMON, "-I", os.path.join(ROOT, "labs", lab), "-o", probe,
-           os.path.join(HERE, "traffic_probe.cpp"), kernel] + \
-        [os.path.join(COMMON, s) for s in ("harness.cpp", "reference_gemm.cpp")]
-    build = subprocess.run(cmd, capture_output=True, text=True)
-    if build.returncode != 0:
-        say("  (emulator count skipped: %s)" % (build.stderr.strip().splitlines() or ["emucc failed"])[-1])
+def emulator_traffic(lab, kernel, M, N, K):
+    """{"bytes_read", "bytes_written"}: global traffic counted by the emulator (the lesson tools' measuring program),
+    or None with the reason printed."""
+    try:
+        counts = emulator.measure(emulator.build(lab, kernel), M, K, N, totals_only=True)
+    except (labtool.BuildError, RuntimeError, subprocess.TimeoutExpired) as e:
+        say("  (emulator count skipped: %s)" % (str(e).strip().splitlines() or ["the emulator failed"])[-1])
         return None
-    proc = subprocess.run([probe, str(M), str(N), str(K)], capture_output=True, text=True,
-                          env=dict(os.environ, CUDAEMU_QUIET="1"))
-    if proc.returncode != 0:
-        say("  (emulator count skipped: %s)" % (proc.stderr.strip().splitlines() or ["the probe failed"])[-1])
-        return None
-    return json.loads(proc.stdout)
+    return {"bytes_read": counts["read_bytes"], "bytes_written": counts["written_bytes"]}
 
 
 def lab_tile(lab):
     """The block tile (BM, BN) the lab's traffic contract is stated for, read from its lab.h; None for naive."""
-    with open(os.path.join(ROOT, "labs", lab, "lab.h")) as f:
-        consts = dict((m.group(1), int(m.group(2))) for m in
-                      re.finditer(r"constexpr\s+int\s+(\w+)\s*=\s*(\d+)\s*;", f.read()))
+    consts = labtool.lab_constants(lab)
     if "BM" in consts and "BN" in consts:
         return consts["BM"], consts["BN"]
     if "TILE_WIDTH" in consts:
@@ -181,7 +170,7 @@ def cmd_bench(args):
     lab_of = {label: lab for label, lab, _, _ in binaries}
     for label, binary, impl in runs:
         say("  %s" % label)
-        multiple = TILE_MULTIPLES_ONLY.get(lab_of.get(label), 1)
+        multiple = labtool.size_multiple(lab_of[label]) if label in lab_of else 1  # lab 2: its lab.h's 16
         allowed = [s for s in shapes if all(int(d) % multiple == 0 for d in s.split("x"))]
         if len(allowed) < len(shapes):
             say("    (only shapes that are multiples of %d: the lab's contract)" % multiple)
@@ -204,7 +193,7 @@ def cmd_bench(args):
     with open(os.path.join(out, "gflops.svg"), "w") as f:
         f.write(svgplot.throughput_chart(series, title="SGEMM on %s: GFLOP/s against n" % info["name"]))
     roof = perfdata.Roofline(info)
-    points = roofline_points(binaries, rows, args.roofline_size, out)
+    points = roofline_points(binaries, rows, args.roofline_size)
     if points:
         with open(os.path.join(out, "roofline.svg"), "w") as f:
             f.write(svgplot.roofline_chart(roof, points, "Roofline at n = %d: %s" % (args.roofline_size, info["name"])))
@@ -215,7 +204,7 @@ def cmd_bench(args):
     return 0 if all(r["verified"] for r in rows) else 1
 
 
-def roofline_points(binaries, rows, n, out):
+def roofline_points(binaries, rows, n):
     """(label, intensity, GFLOP/s) per kernel measured at n³; the emulator counts the kernels side by side."""
     measured = {}
     for r in rows:
@@ -224,8 +213,7 @@ def roofline_points(binaries, rows, n, out):
     todo = [(label, lab, kernel) for label, lab, kernel, _ in binaries if label in measured]
     say("  counting each kernel's traffic at %d³ on the emulator" % n)
     with concurrent.futures.ThreadPoolExecutor(max(1, len(todo))) as pool:
-        counts = list(pool.map(lambda t: emulator_traffic(t[1], t[2], n, n, n, os.path.join(out, "emu", slug(t[0]))),
-                               todo))
+        counts = list(pool.map(lambda t: emulator_traffic(t[1], t[2], n, n, n), todo))
     return [(label, perfdata.intensity(n, n, n, c["bytes_read"] + c["bytes_written"]), measured[label])
             for (label, _, _), c in zip(todo, counts) if c]
 
@@ -242,10 +230,10 @@ def cmd_profile(args):
     n = args.size
     out = os.path.join(ROOT, "build", "profile", slug(lab + "-" + os.path.relpath(kernel, ROOT)))
     expected, formula = formula_bytes(lab_tile(lab), n, n, n)
-    counts = emulator_traffic(lab, kernel, n, n, n, out)
-    rows = [["global bytes by the formula %s" % formula, "{:,}".format(expected)],
+    counts = emulator_traffic(lab, kernel, n, n, n)
+    rows = [["global bytes by the formula %s" % formula, perfdata.thousands(expected)],
             ["global bytes counted by the emulator (loads + stores)",
-             "{:,}".format(counts["bytes_read"] + counts["bytes_written"]) if counts else "–"]]
+             perfdata.thousands(counts["bytes_read"] + counts["bytes_written"]) if counts else "–"]]
     title = "%s, %s, n = %d" % (lab, os.path.relpath(kernel, ROOT), n)
     ok, reason = labtool.gpu_status()
     if not ok:
