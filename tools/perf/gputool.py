@@ -211,8 +211,11 @@ def roofline_points(binaries, rows, n):
         if r["M"] == r["N"] == r["K"] == n and r["verified"]:
             measured[r["kernel"]] = r["gflops"]
     todo = [(label, lab, kernel) for label, lab, kernel, _ in binaries if label in measured]
+    if not todo:
+        say("  (no roofline: no kernel was measured at n = %d; --roofline-size picks another)" % n)
+        return []
     say("  counting each kernel's traffic at %d³ on the emulator" % n)
-    with concurrent.futures.ThreadPoolExecutor(max(1, len(todo))) as pool:
+    with concurrent.futures.ThreadPoolExecutor(len(todo)) as pool:
         counts = list(pool.map(lambda t: emulator_traffic(t[1], t[2], n, n, n), todo))
     return [(label, perfdata.intensity(n, n, n, c["bytes_read"] + c["bytes_written"]), measured[label])
             for (label, _, _), c in zip(todo, counts) if c]
