@@ -319,13 +319,13 @@ def run_hidden(lab, out_dir, trusted, box, results, rng):
 
 
 def summarise(results, labs):
-    """One line for the gradebook: for each lab that scored nothing, why (the first failure's first line)."""
+    """One line for the gradebook: for each lab that lost points, why (its first failure's first line)."""
     reasons = []
     for lab in labs:
         rs = [r for r in results if r["lab"] == lab]
-        if not rs or any(r["passed"] for r in rs):
+        if not rs or all(r["passed"] for r in rs):
             continue
-        first = next((r["output"] for r in rs if r["output"].strip()), "failed")
+        first = next((r["output"] for r in rs if not r["passed"] and r["output"].strip()), "failed")
         if first.startswith("kernel.cu does not build"):
             detail = next((l for l in first.splitlines() if "error" in l), "")
             first = "kernel.cu does not build" + (": " + detail.strip() if detail else "")

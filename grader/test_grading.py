@@ -40,13 +40,13 @@ NETWORK_PORT = 47811  # grader/malicious/lab1/network.cu connects here
 
 
 def malicious_table():
-    """{file: reason text} from the README's table: the table is the specification."""
+    """{file: (score, reason text)} from the README's table: the table is the specification."""
     rows = {}
     with open(os.path.join(MALICIOUS, "README.md")) as f:
         for line in f:
-            m = re.match(r"\|\s*`(lab\d+/[^`]+\.cu)`\s*\|.*\|\s*graded, 0\s*\|\s*`([^`]+)`\s*\|\s*$", line)
+            m = re.match(r"\|\s*`(lab\d+/[^`]+\.cu)`\s*\|.*\|\s*graded, ([\d.]+)\s*\|\s*`([^`]+)`\s*\|\s*$", line)
             if m:
-                rows[m.group(1)] = m.group(2)
+                rows[m.group(1)] = (float(m.group(2)), m.group(3))
     return rows
 
 
@@ -100,12 +100,12 @@ def make_class(folder):
         t.addfile(info)
     expect["symlink"] = ("unsafe-archive", {}, "not a plain file")
     # the malicious catalogue
-    for name, reason in malicious_table().items():
+    for name, (points, reason) in malicious_table().items():
         student = "malicious-" + os.path.splitext(os.path.basename(name))[0]
         lab = lab_of(name.split("/")[0])
         os.makedirs(os.path.join(folder, student, lab))
         shutil.copy(os.path.join(MALICIOUS, name), os.path.join(folder, student, lab, "kernel.cu"))
-        expect[student] = ("graded", {lab: 0}, reason)
+        expect[student] = ("graded", {lab: points}, reason)
     return expect
 
 
