@@ -1,9 +1,9 @@
 // doctest_main.cpp — the one main() of every test binary, compiled once and linked into each.
 //
 // For a person, the tests report as doctest always does. For the grader there is also a verdict channel that the
-// code under test cannot write to: when CUDAGRADE_VERDICTS names a file and CUDAGRADE_TOKEN holds a secret, main()
-// takes the secret out of the environment before any test (and so any of the student's code) runs, and every test
-// case that ends leaves one JSON line in that file carrying the secret:
+// code under test cannot write to: when CUDAGRADE_VERDICTS names a file, main() reads a secret from its standard
+// input before any test (and so any of the student's code) runs, and every test case that ends leaves one JSON
+// line in that file carrying the secret:
 //   {"kind": "test-case", "token": "...", "name": "...", "suite": "...", "status": "passed", "messages": [...]}
 // Text the student's code prints can imitate doctest's report, never this record; the grader believes only it.
 #define DOCTEST_CONFIG_IMPLEMENT
@@ -12,8 +12,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -107,17 +107,15 @@ struct VerdictListener : doctest::IReporter {
 
 REGISTER_LISTENER("verdicts", 1, VerdictListener);
 
-// Before any test runs: the secret leaves the environment (the bytes too, so /proc/self/environ no longer shows it)
+// Before any test runs: the secret is read from standard input, which is then closed (nothing is left to read),
 // and the verdict file is opened.
 void open_verdict_channel() {
   const char* path = std::getenv("CUDAGRADE_VERDICTS");
-  char* token = std::getenv("CUDAGRADE_TOKEN");
-  if (path && token && *token) {
-    g_token = token;
-    std::memset(token, 'x', std::strlen(token));
-    g_verdict_fd = ::open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-  }
-  ::unsetenv("CUDAGRADE_TOKEN");
+  if (!path) return;
+  char c;
+  while (g_token.size() < 128 && ::read(0, &c, 1) == 1 && c != '\n') g_token += c;
+  ::close(0);
+  if (!g_token.empty()) g_verdict_fd = ::open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
   ::unsetenv("CUDAGRADE_VERDICTS");
 }
 

@@ -20,6 +20,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import types
 import xml.etree.ElementTree as ET
 from xml.sax.saxutils import escape, quoteattr
@@ -55,6 +56,8 @@ DEFAULT_DEMO_ARGS = ["34", "1", "2"]
 # kernel whose results are right, so a skeleton scores zero.
 SUITE_POINTS = {"correctness": 60, "traffic": 25, "memory safety": 15}
 TEST_TIMEOUT_S = 120  # per test case, on top of the emulator's own CUDAEMU_TIMEOUT
+# A sandboxed lab's wall-clock budget for all its test cases together, however many there are
+LAB_WALL_S = int(os.environ.get("GRADE_LAB_WALL_S") or 900)
 COMMON_SOURCES = ["harness.cpp", "reference_gemm.cpp", "doctest_main.cpp", "demo.cpp"]
 
 
@@ -181,7 +184,7 @@ class Toolchain:
         if not os.path.isfile(obj) or os.path.islink(obj):
             raise Refused("%s: the compiler left no object file" % shown_as)
         # the object is checked too (the GPU build has no IR); where the IR already says why, that is enough
-        reasons = reasons or confine.check_object(obj, shown_as, trusted)
+        reasons = reasons or confine.check_object(obj, shown_as, trusted, backend=self.backend)
         if reasons:
             raise Refused("\n".join(dict.fromkeys(reasons)))
 
@@ -283,6 +286,16 @@ def runtime_object():
     return emucc.Build().runtime_object()
 
 
+def shown_path(kernel, lab):
+    """The kernel's name in diagnostics: its path from here, or <lab>/kernel.cu for one elsewhere (a student's);
+    printable, and safe inside the #line directive emucc writes."""
+    rel = os.path.relpath(kernel, os.getcwd())
+    if rel.startswith(".."):
+        rel = os.path.join(lab, "kernel.cu")
+    text = os.fsencode(rel).decode("utf-8", errors="replace")
+    return re.sub(r'["\\\x00-\x1f\x7f]', "_", text)
+
+
 def staged_kernel(kernel, out_dir):
     """A copy of the kernel alone in a folder, so its #include "lab.h" finds the frozen contract, not a copy
     shipped beside it. Diagnostics then name this copy."""
@@ -307,6 +320,15 @@ class SandboxLimit(Exception):
 
 OUTPUT_CAP = 4000  # characters of one test's report kept in results.json and junit.xml
 VERDICT_CAP = 1 << 20  # bytes of the verdict file read
+
+
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+
+
+def clean(text):
+    """Text for a report: control characters (and what XML cannot hold) written as \\xNN, newlines and tabs kept."""
+    return CONTROL.sub(lambda m: "\\x%02x" % ord(m.group()) if ord(m.group()) < 0x100 else "\\u%04x" % ord(m.group()),
+                       text)
 
 
 def cap_output(text, limit=OUTPUT_CAP):
@@ -353,9 +375,9 @@ def run_test_case(binary, name, sandbox=None):
     verdicts = os.path.join(os.path.dirname(binary), "verdicts.jsonl")
     if os.path.lexists(verdicts):
         os.remove(verdicts)
-    env = {"CUDAGRADE_VERDICTS": verdicts, "CUDAGRADE_TOKEN": token}
+    env = {"CUDAGRADE_VERDICTS": verdicts}
     if sandbox:
-        proc = sandbox.run(cmd, env)
+        proc = sandbox.run(cmd, env, stdin=token.encode() + b"\n")
         if proc.limit:
             raise SandboxLimit("stopped by the sandbox's %s" % proc.limit)
         if proc.returncode == 124:  # the emulator's watchdog: the next test would hang the same way
@@ -363,7 +385,7 @@ def run_test_case(binary, name, sandbox=None):
                                "loop?)" % test_env()["CUDAEMU_TIMEOUT"])
     else:
         try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TEST_TIMEOUT_S,
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TEST_TIMEOUT_S, input=token + "\n",
                                   env=dict(test_env(), **env), start_new_session=True, errors="replace")
         except subprocess.TimeoutExpired:
             return False, "timed out after %d s — is there an endless loop in your kernel?" % TEST_TIMEOUT_S
@@ -447,7 +469,7 @@ def grade_lab(lab, kernel, backend, work_dir, make_sandbox=None):
             if make_sandbox:
                 sandbox = make_sandbox(out_dir)
                 sandbox.prepare()
-            bins = Toolchain(b, sandbox).build_lab(lab, staged, out_dir, shown_as=os.path.relpath(kernel, os.getcwd()),
+            bins = Toolchain(b, sandbox).build_lab(lab, staged, out_dir, shown_as=shown_path(kernel, lab),
                                                    with_demo=not sandbox)
         except Refused as e:
             return not_built("kernel.cu refused: " + cap_output(str(e)))
@@ -455,12 +477,16 @@ def grade_lab(lab, kernel, backend, work_dir, make_sandbox=None):
             return not_built("kernel.cu does not build:\n" + str(e)[-4000:])
         cases = Toolchain(b).test_cases(lab)  # the course's list, never the submission's
         stopped = None
+        started = time.time()
         for name, suite in cases:
             if backend == "gpu" and b == "emu" and suite == "correctness":
                 continue  # judged on the GPU
             if only_suite and suite != only_suite:
                 continue
-            if stopped:
+            if not stopped and make_sandbox and time.time() - started > LAB_WALL_S:
+                stopped = "stopped by the lab's time budget (%d s for all its tests; GRADE_LAB_WALL_S)" % LAB_WALL_S
+                passed, output = False, stopped
+            elif stopped:
                 passed, output = False, "not run: an earlier test was " + stopped
             else:
                 try:
@@ -503,9 +529,10 @@ def write_reports(results, totals, out_dir, backend):
         "score": total,
         "output": "Graded on the %s." % ("GPU (traffic and safety on the CPU emulator)" if backend == "gpu"
                                          else "CPU emulator"),
-        "tests": [{"name": "%s: %s: %s" % (r["lab"], r["suite"], r["name"]), "score": r["score"],
+        "tests": [{"name": clean("%s: %s: %s" % (r["lab"], r["suite"], r["name"])), "score": r["score"],
                    "max_score": r["max_score"], "status": "passed" if r["passed"] else "failed",
-                   "output": r["output"], "visibility": r.get("visibility", "visible")} for r in results],
+                   "output": clean(cap_output(r["output"])), "visibility": r.get("visibility", "visible")}
+                  for r in results],
     }
     with open(os.path.join(out_dir, "results.json"), "w") as f:
         json.dump(doc, f, indent=2, ensure_ascii=False)
@@ -519,13 +546,14 @@ def write_reports(results, totals, out_dir, backend):
         lines.append('  <testsuite name=%s tests="%d" failures="%d">' % (quoteattr(lab), len(rs),
                                                                         sum(not r["passed"] for r in rs)))
         for r in rs:
-            name = quoteattr("%s: %s" % (r["suite"], r["name"]))
+            name = quoteattr(clean("%s: %s" % (r["suite"], r["name"])))
             if r["passed"]:
                 lines.append("    <testcase classname=%s name=%s/>" % (quoteattr(lab), name))
             else:
-                first = r["output"].splitlines()[0] if r["output"] else "failed"
+                output = clean(cap_output(r["output"]))
+                first = output.splitlines()[0] if output else "failed"
                 lines.append("    <testcase classname=%s name=%s>" % (quoteattr(lab), name))
-                lines.append("      <failure message=%s>%s</failure>" % (quoteattr(first[:300]), escape(r["output"])))
+                lines.append("      <failure message=%s>%s</failure>" % (quoteattr(first[:300]), escape(output)))
                 lines.append("    </testcase>")
         lines.append("  </testsuite>")
     lines.append("</testsuites>")
