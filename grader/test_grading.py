@@ -37,8 +37,10 @@ import sandbox  # noqa: E402
 ROOT = labtool.ROOT
 LABS = labtool.LABS
 MALICIOUS = os.path.join(ROOT, "grader", "malicious")
-# Tight limits keep the attacks quick to stop; a correct lab needs a few seconds.
-LIMITS = {"GRADE_WALL_S": "20", "GRADE_CPU_S": "8", "GRADE_OUTPUT_MB": "8"}
+# Tight limits keep the attacks quick to stop; a correct lab needs a few seconds. The wall-time limit is well above
+# the CPU-time limit, so that an endless loop meets the CPU-time limit first however busy the machine is (the
+# wall-time limit has its own test, with a command that uses no CPU).
+LIMITS = {"GRADE_WALL_S": "45", "GRADE_CPU_S": "8", "GRADE_OUTPUT_MB": "8"}
 NETWORK_PORT = 47811  # grader/malicious/lab1/network.cu connects here
 
 
@@ -357,7 +359,7 @@ def check_sandbox_walls(t, tmp):
     out = box().run(["sleep", "1000"])
     t.check(out.limit and out.limit.startswith("wall-time"), "sandbox: sleeping forever meets the wall-time limit",
             out.limit)
-    out = box().run(["sh", "-c", "i=0; while [ $i -lt 300 ]; do sleep 30 & i=$((i+1)); done; wait"])
+    out = box().run(["sh", "-c", "i=0; while [ $i -lt 300 ]; do sleep 5 & i=$((i+1)); done; wait"])
     t.check("fork" in (out.stderr + str(out.limit)).lower() or (out.limit or "").startswith("process"),
             "sandbox: forking 300 processes meets the process limit", out.stderr[-500:] + str(out.limit))
     out = box().run(["cat", os.path.join(ROOT, "grader", "hidden", "hidden_check.cpp"),
