@@ -38,7 +38,9 @@ DEFAULT_LIMITS = {
 # The sandbox's users: one per parallel slot, so a fork bomb counts against its own process limit only. A run claims
 # its slots (a lock file each) so that two runs at once, on the same class or not, never share a user.
 FIRST_UID = 61000
-SLOTS = 4096
+# Slots are claimed from 1000 up (users 62000 to 64999), clear of the users 61000 and up that a grader without
+# claims (an older version of this one, running beside it) takes by its slot number alone.
+CLAIMED_SLOTS = range(1000, 4000)
 SLOT_LOCKS = os.path.join(tempfile.gettempdir(), "classgrade-sandbox-users")
 POLL_S = 0.25  # how often the totals are measured
 _claimed = {}
@@ -51,7 +53,7 @@ def claim_slots(n):
     """n sandbox slots no other run on this machine holds; held until this process exits."""
     os.makedirs(SLOT_LOCKS, mode=0o1777, exist_ok=True)
     got = []
-    for slot in range(SLOTS):
+    for slot in CLAIMED_SLOTS:
         if len(got) == n:
             break
         if slot in _claimed:
@@ -68,7 +70,7 @@ def claim_slots(n):
         _claimed[slot] = fd
         got.append(slot)
     if len(got) < n:
-        raise SystemExit("sandbox: no free sandbox user (%d runs at once?)" % SLOTS)
+        raise SystemExit("sandbox: no free sandbox user (%d runs at once?)" % len(CLAIMED_SLOTS))
     return got
 
 
