@@ -261,7 +261,7 @@ def grader_fingerprint(backend):
     """What a grade depends on besides the submission: the course's sources, the grader, the backend."""
     h = hashlib.sha256(backend.encode())
     paths = []
-    for pattern in ("common/**", "labs/**", "grader/*.py", "grader/hidden/**", "tools/emucc"):
+    for pattern in ("common/**", "labs/**", "grader/*.py", "grader/*.txt", "grader/hidden/**", "tools/emucc"):
         paths += [p for p in glob.glob(os.path.join(ROOT, pattern), recursive=True) if os.path.isfile(p)]
     for p in sorted(paths):
         h.update(os.path.relpath(p, ROOT).encode())
