@@ -120,8 +120,9 @@ class Toolchain:
         self.dir = os.path.join(ROOT, "build", backend)
         os.makedirs(os.path.join(self.dir, "obj"), exist_ok=True)
         headers = [os.path.join(ROOT, "common", h) for h in os.listdir(os.path.join(ROOT, "common")) if h.endswith(".h")]
-        emu = [os.path.join(ROOT, "common", "emu", p) for p in ("runtime.cpp", "include/cuda_runtime.h",
-                                                                "include/cudaemu.h")]
+        emu_dir = os.path.join(ROOT, "common", "emu")
+        emu = [os.path.join(d, f) for d in (emu_dir, os.path.join(emu_dir, "include")) for f in os.listdir(d)
+               if f.endswith((".cpp", ".h"))]
         self.deps = headers + (emu + [EMUCC] if backend == "emu" else [])
 
     def run_untrusted(self, cmd):

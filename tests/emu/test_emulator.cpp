@@ -799,7 +799,7 @@ TEST_CASE("reading shared memory no thread wrote is reported as kind uninitializ
 // Launch configuration errors
 // ===============================================================================================================
 // ---------------------------------------------------------------------------------------------------------------
-// LAUNCH CONFIGURATION TABLE: what a GPU returns, and so what the emulator must return (runtime.cpp, valid_launch()).
+// LAUNCH CONFIGURATION TABLE: what a GPU returns, and so what the emulator must return (common/emu/api.cpp, valid_launch()).
 // Seen on an H100 (driver 580.159.04, CUDA 13.0): every invalid case below answered cudaErrorInvalidValue.
 // tests/emu/gpu_check.sh diffs programs/launch_config.cu, which tries the same cases, between nvcc and the
 // emulator. If a GPU answers differently, fix the emulator and this table together.
