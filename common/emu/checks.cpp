@@ -28,7 +28,7 @@ __thread Worker* tls_worker = nullptr;
 void judge_pending_reads(Worker& w) {
   for (const Worker::PendingRead& p : w.pending_reads) {
     const ShadowByte& s = w.split[p.offset / 4] ? w.shadow_bytes[p.offset] : w.shadow_words[p.offset / 4];
-    if (s.write_epoch == p.epoch && s.write_tid != p.tid) continue;  // a race, already reported
+    if (s.write_epoch >= w.interval_start && s.write_tid != p.tid) continue;  // a race, already reported
     add_diag(w, DiagKind::kUninitialized, p.tid, p.pc, 0,
              "uninitialised shared memory: thread " + tid_coord(w, p.tid) + " of block " + coord(w.block_idx) +
                  " reads " + shared_variable_at(p.offset) +
@@ -131,52 +131,88 @@ __attribute__((noinline)) void global_access(uintptr_t a, size_t size, bool stor
 
 namespace {
 
-__attribute__((noinline, cold)) void race(Worker& w, uint16_t tid, uintptr_t pc, size_t offset, const ShadowByte& s,
-                                         bool store) {
-  if (store && s.write_epoch == w.epoch && s.write_tid != tid) {
-    add_diag_lazy(w, DiagKind::kRace, tid, pc, s.write_pc, [&] {
-      return "race on shared memory between %2 and %1: threads " + tid_coord(w, s.write_tid) + " and " +
-             coord(w.current->idx) + " of block " + coord(w.block_idx) + " both write " + shared_variable_at(offset) +
-             " with no __syncthreads() between them — is a __syncthreads() missing?";
-    });
-  } else if (store) {
-    add_diag_lazy(w, DiagKind::kRace, tid, pc, s.read_pc, [&] {
-      return "race on shared memory between %2 and %1: thread " +
-             (s.read_tid == kManyReaders ? std::string("(several)") : tid_coord(w, s.read_tid)) + " reads " +
-             shared_variable_at(offset) + " and thread " + coord(w.current->idx) + " of block " + coord(w.block_idx) +
-             " overwrites it with no __syncthreads() between them — is a __syncthreads() missing?";
-    });
-  } else {
-    add_diag_lazy(w, DiagKind::kRace, tid, pc, s.write_pc, [&] {
-      return "race on shared memory between %2 and %1: thread " + tid_coord(w, s.write_tid) + " writes " +
-             shared_variable_at(offset) + " and thread " + coord(w.current->idx) + " of block " + coord(w.block_idx) +
-             " reads it with no __syncthreads() between them — is a __syncthreads() missing?";
-    });
+// True when the write by thread `writer` (at `epoch`, in the current barrier interval) is ordered before an access by
+// `tid` through a __syncwarp() both took part in. Only lanes of one warp order their accesses that way.
+inline bool warp_ordered(const Worker& w, uint32_t tid, uint32_t other, uint32_t epoch) {
+  return same_warp(tid, other) && w.pair_sync[tid * 32 + (other & 31)] > epoch;
+}
+
+// "threads (1,0,0) and (2,0,0) of block (0,0,0)", and what is missing between them: lanes of one warp need a
+// __syncwarp(), threads of different warps a __syncthreads().
+std::string missing_sync(const Worker& w, uint32_t a, uint32_t b) {
+  if (b != kManyReaders && same_warp(a, b))
+    return "with no __syncthreads() or __syncwarp() between them (lanes " + std::to_string(b & 31) + " and " +
+           std::to_string(a & 31) + " of warp " + std::to_string(a >> 5) +
+           ": a warp does not run in lockstep on Volta and newer GPUs) — is a __syncthreads() missing, or a "
+           "__syncwarp() where only this warp shares the data?";
+  return "with no __syncthreads() between them — is a __syncthreads() missing?";
+}
+
+// An access in the current barrier interval that conflicts with an earlier one by another thread: a race, unless
+// the two are lanes of one warp with a __syncwarp() between them.
+__attribute__((noinline, cold)) void check_race(Worker& w, uint16_t tid, uintptr_t pc, size_t offset,
+                                               const ShadowByte& s, bool store) {
+  const uint32_t start = w.interval_start;
+  if (s.write_epoch >= start && s.write_tid != tid && !warp_ordered(w, tid, s.write_tid, s.write_epoch)) {
+    if (store) {
+      add_diag_lazy(w, DiagKind::kRace, tid, pc, s.write_pc, [&] {
+        return "race on shared memory between %2 and %1: threads " + tid_coord(w, s.write_tid) + " and " +
+               coord(w.current->idx) + " of block " + coord(w.block_idx) + " both write " +
+               shared_variable_at(offset) + " " + missing_sync(w, tid, s.write_tid);
+      });
+    } else {
+      add_diag_lazy(w, DiagKind::kRace, tid, pc, s.write_pc, [&] {
+        return "race on shared memory between %2 and %1: thread " + tid_coord(w, s.write_tid) + " writes " +
+               shared_variable_at(offset) + " and thread " + coord(w.current->idx) + " of block " +
+               coord(w.block_idx) + " reads it " + missing_sync(w, tid, s.write_tid);
+      });
+    }
+    return;
   }
+  if (!store || s.read_epoch < start) return;
+  // a store after reads: every reader but this thread must be a lane of its warp that synchronised with it since
+  bool unordered = s.read_tid == kManyReaders || !same_warp(s.read_tid, tid);
+  for (uint32_t lanes = s.read_lanes & ~(1u << (tid & 31)); !unordered && lanes; lanes &= lanes - 1)
+    unordered = !warp_ordered(w, tid, (tid & ~31u) | __builtin_ctz(lanes), s.read_epoch);
+  if (!unordered) return;
+  const uint32_t reader = s.read_tid == kManyReaders || s.read_tid != tid
+                              ? s.read_tid
+                              : (tid & ~31u) | __builtin_ctz(s.read_lanes & ~(1u << (tid & 31)));
+  add_diag_lazy(w, DiagKind::kRace, tid, pc, s.read_pc, [&] {
+    return "race on shared memory between %2 and %1: thread " +
+           (reader == kManyReaders ? std::string("(several)") : tid_coord(w, static_cast<uint16_t>(reader))) +
+           " reads " + shared_variable_at(offset) + " and thread " + coord(w.current->idx) + " of block " +
+           coord(w.block_idx) + " overwrites it " + missing_sync(w, tid, reader);
+  });
 }
 
 // One shadow cell's bookkeeping for one access by thread `tid` in the current barrier interval.
 __attribute__((always_inline)) inline void track(Worker& w, ShadowByte& s, size_t offset, uint16_t tid, uintptr_t pc, bool store) {
-  const uint32_t epoch = w.epoch;
+  const uint32_t epoch = w.epoch, start = w.interval_start;
   if (store) {
-    if ((s.write_epoch == epoch && s.write_tid != tid) || (s.read_epoch == epoch && s.read_tid != tid))
-      race(w, tid, pc, offset, s, true);
+    if ((s.write_epoch >= start && s.write_tid != tid) ||
+        (s.read_epoch >= start && (s.read_tid != tid || (s.read_lanes & ~(1u << (tid & 31))))))
+      check_race(w, tid, pc, offset, s, true);
     s.write_epoch = epoch;
     s.write_tid = tid;
     s.write_pc = pc;
   } else {
     if (s.write_epoch < w.block_first_epoch) {
       if (w.pending_reads.size() < 4096) w.pending_reads.push_back({offset, epoch, tid, pc});
-    } else if (s.write_epoch == epoch && s.write_tid != tid) {
-      race(w, tid, pc, offset, s, false);
+    } else if (s.write_epoch >= start && s.write_tid != tid) {
+      check_race(w, tid, pc, offset, s, false);
     }
-    if (s.read_epoch != epoch) {
-      s.read_epoch = epoch;
+    if (s.read_epoch < start) {
       s.read_tid = tid;
+      s.read_lanes = 1u << (tid & 31);
       s.read_pc = pc;
-    } else if (s.read_tid != tid) {
-      s.read_tid = kManyReaders;
+    } else if (s.read_tid != tid && s.read_tid != kManyReaders) {
+      if (same_warp(s.read_tid, tid))
+        s.read_lanes |= 1u << (tid & 31);
+      else
+        s.read_tid = kManyReaders;
     }
+    s.read_epoch = epoch;
   }
 }
 

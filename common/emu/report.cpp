@@ -26,6 +26,7 @@ const char* kind_name(DiagKind k) {
     case DiagKind::kTimeout: return "timeout";
     case DiagKind::kMisaligned: return "misaligned";
     case DiagKind::kUnsupported: return "unsupported";
+    case DiagKind::kWarp: return "warp";
   }
   return "?";
 }

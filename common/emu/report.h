@@ -9,7 +9,7 @@
 
 namespace cudaemu {
 
-enum class DiagKind { kOutOfBounds, kHostAccess, kRace, kBarrier, kUninitialized, kTimeout, kMisaligned, kUnsupported };
+enum class DiagKind { kOutOfBounds, kHostAccess, kRace, kBarrier, kUninitialized, kTimeout, kMisaligned, kUnsupported, kWarp };
 const char* kind_name(DiagKind k);
 
 // A diagnostic as found: addresses are symbolized once the launch is over. `text` holds %1 and %2 where the

@@ -18,6 +18,7 @@
 #include "checks.h"
 #include "memory.h"
 #include "symbols.h"
+#include "warp.h"
 
 #if !defined(CUDAEMU_UCONTEXT)
 using boost::context::detail::fcontext_t;
@@ -68,6 +69,7 @@ void init_worker(Worker& w) {
   w.stacks = static_cast<char*>(p);
   for (size_t i = 0; i < 1024; ++i) mprotect(w.stacks + i * w.stack_stride, page, PROT_NONE);
   w.fibers.resize(1024);
+  w.pair_sync.assign(1024 * 32, 0);
   tls_worker = &w;
 }
 
@@ -159,6 +161,7 @@ void start_fiber(Worker& w, uint32_t t, size_t stack_index) {
   f = Fiber{};
   f.linear = t;
   f.idx = unlinearize(t, w.launch->block);
+  f.stack = stack_index;
   make_fiber_context(f, w.stacks + (stack_index + 1) * w.stack_stride, config().stack_bytes);
   f.state = FiberState::kRunning;
 }
@@ -175,12 +178,25 @@ void finish_thread(Worker& w, const Fiber& f) {
   w.max_thread_store = std::max(w.max_thread_store, f.store_bytes);
 }
 
-void barrier_error(Worker& w, uint32_t thread, uintptr_t pc1, uintptr_t pc2, std::string text) {
-  add_diag(w, DiagKind::kBarrier, thread, pc1, pc2, std::move(text));
+}  // namespace
+
+void block_error(Worker& w, DiagKind kind, uint32_t thread, uintptr_t pc1, uintptr_t pc2, std::string text) {
+  add_diag(w, kind, thread, pc1, pc2, std::move(text));
   w.block_fatal = true;
   w.block_error = cudaErrorLaunchFailure;
 }
 
+namespace {
+
+void barrier_error(Worker& w, uint32_t thread, uintptr_t pc1, uintptr_t pc2, std::string text) {
+  block_error(w, DiagKind::kBarrier, thread, pc1, pc2, std::move(text));
+}
+
+// Threads run in index order, each until it finishes or waits (at a barrier or a warp collective); threads released
+// meanwhile run in the next sweep. A thread runs on stack 0 unless a waiting thread holds it, so a block that never
+// waits reuses one stack. When no thread can run, the threads waiting at __activemask() learn which lanes are with
+// them; then either every thread waits at the same barrier (it opens), or the block is stuck: a warp collective whose
+// lanes are elsewhere, or a divergent barrier.
 void run_block_threads(Worker& w, uint64_t linear) {
   Launch& L = *w.launch;
   w.block_linear = linear;
@@ -189,37 +205,36 @@ void run_block_threads(Worker& w, uint64_t linear) {
   w.block_fatal = false;
   w.block_error = cudaSuccess;
   w.block_first_epoch = ++w.epoch;
+  w.interval_start = w.epoch;
   const uint32_t n = L.threads_per_block;
+  reset_warps(w);
+  w.ready = 0;
+  w.stack0_owner = -1;
 
-  // Thread 0 first. If it never waits at a barrier, the block needs no concurrency: run each thread to its end in
-  // turn on one stack. A later thread that does wait is a divergent barrier (thread 0 exited without it).
-  start_fiber(w, 0, 0);
-  resume(w, w.fibers[0]);
-  if (w.block_fatal) return;
-  if (w.fibers[0].state == FiberState::kDone) {
-    finish_thread(w, w.fibers[0]);
-    for (uint32_t t = 1; t < n; ++t) {
-      start_fiber(w, t, 0);
-      resume(w, w.fibers[t]);
-      if (w.block_fatal) return;
-      if (w.fibers[t].state == FiberState::kAtBarrier) {
-        barrier_error(w, t, w.fibers[t].barrier_pc, 0,
-                      "divergent barrier: thread " + coord(w.fibers[t].idx) + " of block " + coord(w.block_idx) +
-                          " waits at __syncthreads() at %1, but thread (0,0,0) has already exited without reaching "
-                          "it — every thread of a block must reach the same __syncthreads()");
-        return;
-      }
-      finish_thread(w, w.fibers[t]);
-    }
-    return;
-  }
-
-  for (uint32_t t = 1; t < n; ++t) {
-    start_fiber(w, t, t);
-    resume(w, w.fibers[t]);
-    if (w.block_fatal) return;
-  }
+  uint32_t started = 0;
   for (;;) {
+    for (uint32_t t = 0; t < n && (started < n || w.ready); ++t) {
+      Fiber& f = w.fibers[t];
+      if (t >= started) {
+        start_fiber(w, t, w.stack0_owner < 0 ? 0 : t);
+        started = t + 1;
+      } else if (f.state == FiberState::kReady) {
+        --w.ready;
+      } else {
+        continue;
+      }
+      resume(w, f);
+      if (w.block_fatal) return;
+      if (f.state == FiberState::kDone) {
+        finish_thread(w, f);
+        if (w.stack0_owner == int64_t(t)) w.stack0_owner = -1;
+        warp_lane_exited(w, t);
+      } else if (f.stack == 0) {
+        w.stack0_owner = t;
+      }
+    }
+    if (w.ready || resolve_activemask(w)) continue;
+    if (warp_stalled(w)) return;
     int64_t first_waiting = -1, first_done = -1;
     for (uint32_t t = 0; t < n; ++t) {
       FiberState s = w.fibers[t].state;
@@ -237,6 +252,7 @@ void run_block_threads(Worker& w, uint64_t linear) {
                         "takes?");
       return;
     }
+    int count = 0;
     for (uint32_t t = 0; t < n; ++t) {
       const Fiber& f = w.fibers[t];
       if (!same_source_line(f.barrier_pc, waiter.barrier_pc)) {
@@ -246,15 +262,14 @@ void run_block_threads(Worker& w, uint64_t linear) {
                           " waits at a different __syncthreads() at %2");
         return;
       }
+      count += f.barrier_predicate != 0;
     }
     judge_pending_reads(w);
-    ++w.epoch;  // everyone arrived: a new barrier interval begins
-    for (uint32_t t = 0; t < n; ++t) {
-      resume(w, w.fibers[t]);
-      if (w.block_fatal) return;
-    }
+    w.barrier_count = count;
+    w.interval_start = ++w.epoch;  // everyone arrived: a new barrier interval begins
+    for (uint32_t t = 0; t < n; ++t) w.fibers[t].state = FiberState::kReady;
+    w.ready = n;
   }
-  for (uint32_t t = 0; t < n; ++t) finish_thread(w, w.fibers[t]);
 }
 
 void run_block(Worker& w, uint64_t linear) {

@@ -22,7 +22,9 @@
 
 namespace cudaemu {
 
-enum class FiberState : uint8_t { kRunning, kAtBarrier, kDone, kAborted };
+// kAtWarp: waiting at a warp collective (warp.cpp); kReady: released from a barrier or a collective, not yet resumed.
+enum class FiberState : uint8_t { kRunning, kAtBarrier, kAtWarp, kReady, kDone, kAborted };
+struct Collective;
 
 // A suspended fiber, or the scheduler while a fiber runs.
 #if defined(CUDAEMU_UCONTEXT)
@@ -37,14 +39,20 @@ struct Fiber {
   uint32_t linear = 0;
   FiberState state = FiberState::kDone;
   uintptr_t barrier_pc = 0;
+  int barrier_predicate = 0;      // __syncthreads_count/and/or
+  Collective* collective = nullptr;  // the warp collective it waits at (on its own stack)
+  size_t stack = 0;                  // index of the stack it runs on
   uint64_t load_bytes = 0, store_bytes = 0;
 };
 
 // Shadow state of one word (or, once a narrower access touched it, one byte) of shared memory. Epochs number the barrier intervals of a worker; a new block starts
 // a new epoch, so a byte whose last write is older than the block's first epoch was never written by this block.
+// Epochs advance at every barrier and every completed __syncwarp(); read_lanes: the lanes of read_tid's warp that
+// read the byte in the current barrier interval (read_tid is kManyReaders once readers of two warps did).
 struct ShadowByte {
   uint32_t write_epoch = 0, read_epoch = 0;
   uint16_t write_tid = 0, read_tid = 0;
+  uint32_t read_lanes = 0;
   uintptr_t write_pc = 0, read_pc = 0;
 };
 constexpr uint16_t kManyReaders = 0xFFFF;
@@ -83,6 +91,15 @@ struct Worker {
   std::vector<uint8_t> split;             // per word: 1 once tracked per byte (after a 1- or 2-byte access)
   std::vector<ShadowByte> shadow_bytes;   // per byte, used for split words
   uint32_t epoch = 0, block_first_epoch = 0;
+  uint32_t interval_start = 0;     // epoch at the block's start or its last __syncthreads()
+  // Warps (warp.cpp). pair_sync[t * 32 + lane]: the epoch of the last __syncwarp() that thread t and that lane of
+  // its warp both took part in; an access ordered after it by both is not a race.
+  std::vector<uint32_t> pair_sync;
+  uint32_t warp_waiting[32] = {};  // per warp: lanes waiting at a collective
+  uint32_t warp_exited[32] = {};   // per warp: lanes that have finished
+  uint32_t ready = 0;              // fibers in state kReady
+  int64_t stack0_owner = -1;       // the suspended fiber that runs on stack 0, if any
+  int barrier_count = 0;           // __syncthreads_count: threads whose predicate was non-zero
   // Reads of bytes no thread had written yet. Judged when the barrier interval ends: if another thread wrote the
   // byte in the same interval, the read was one side of a race (reported as such) and whether it came first
   // depended only on the order the fibers ran in; otherwise it is an uninitialised read.
@@ -132,11 +149,15 @@ inline void add_diag(Worker& w, DiagKind kind, uint32_t thread, uintptr_t pc1, u
   add_diag_lazy(w, kind, thread, pc1, pc2, [&] { return std::move(text); });
 }
 
-// A fiber gives control back to its worker's scheduler (at a barrier).
+inline bool same_warp(uint32_t a, uint32_t b) { return ((a ^ b) >> 5) == 0; }
+
+// A fiber gives control back to its worker's scheduler (at a barrier or a warp collective).
 void yield_to_scheduler(Worker& w);
 // Ends the current block from inside one of its threads, as a GPU ends a kernel on a fatal error.
 [[noreturn]] void abort_block(Worker& w, cudaError_t error);
 [[noreturn]] void abort_for_timeout(Worker& w);
+// A fatal error of the block found by the scheduler (divergent barrier, stuck warp collective).
+void block_error(Worker& w, DiagKind kind, uint32_t thread, uintptr_t pc1, uintptr_t pc2, std::string text);
 
 // Runs every block of the launch on the worker pool; returns when all are done.
 void run_grid(Launch& L);

@@ -51,6 +51,7 @@ void symbolize(std::vector<uintptr_t> pcs) {
     // A return address points after the call; the access belongs to the instruction before it.
     by_module[module].push_back({pc, pc - 1 - reinterpret_cast<uintptr_t>(info.dli_fbase)});
   }
+  if (by_module.empty()) return;  // all cached: a barrier whose call the compiler duplicated asks again and again
   const std::string prefix = cwd_prefix();
   for (auto& [module, list] : by_module) {
     std::string cmd = "addr2line -e '" + module + "'";
@@ -88,6 +89,25 @@ SourceLocation location_of(uintptr_t pc) {
   symbolize({pc});
   std::lock_guard<std::mutex> lock(g_symbol_mutex);
   return g_symbols[pc];
+}
+
+uintptr_t site_pc(const char* file, int line) {
+  thread_local const char* last_file = nullptr;  // a collective in a loop asks for the same site again and again
+  thread_local int last_line = 0;
+  thread_local uintptr_t last_pc = 0;
+  if (file == last_file && line == last_line) return last_pc;
+  static std::map<std::pair<std::string, int>, uintptr_t> sites;
+  std::lock_guard<std::mutex> lock(g_symbol_mutex);
+  std::string name = file ? file : "";
+  if (name.compare(0, 2, "./") == 0) name = name.substr(2);
+  auto it = sites.find({name, line});
+  if (it == sites.end()) {
+    const uintptr_t pc = (uintptr_t(1) << 63) | sites.size();  // no code lives at these addresses
+    it = sites.emplace(std::make_pair(name, line), pc).first;
+    g_symbols[pc] = SourceLocation{name, line};
+  }
+  last_file = file, last_line = line, last_pc = it->second;
+  return it->second;
 }
 
 bool same_source_line(uintptr_t a, uintptr_t b) {

@@ -17,6 +17,9 @@ struct SourceLocation {
 void symbolize(std::vector<uintptr_t> pcs);
 SourceLocation location_of(uintptr_t pc);
 bool same_source_line(uintptr_t a, uintptr_t b);
+// A stand-in address for a source location known by name (cooperative groups pass __builtin_FILE/LINE): the same
+// for the same location, never a code address, and symbolised to that location.
+uintptr_t site_pc(const char* file, int line);
 // "'As' (byte 12)": the __shared__ variable at this offset of the TLS block.
 std::string shared_variable_at(uint64_t offset);
 
