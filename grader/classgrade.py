@@ -18,6 +18,7 @@ With --runner slurm, one Slurm array task grades each submission (SLURM_PARTITIO
 import argparse
 import concurrent.futures
 import csv
+import fcntl
 import glob
 import hashlib
 import json
@@ -46,7 +47,12 @@ HIDDEN_MAX_SIZE = 80         # largest M, N or K of a hidden problem (the emulat
 HIDDEN_VISIBILITY = "after_published"
 ARCHIVE_MAX_BYTES = 50 << 20  # unpacked size of one student's archive
 ARCHIVE_MAX_FILES = 2000
-STATUSES = ("graded", "empty", "bad-layout", "bad-archive", "unsafe-archive", "duplicate", "error")
+ARCHIVE_MAX_FILE_BYTES = 50 << 20  # the archive itself
+ARCHIVE_MAX_NAME = 1024       # bytes of one member's name (a GNU long-name or pax header included)
+STATUSES = ("graded", "empty", "bad-layout", "bad-archive", "unsafe-archive", "unsafe-submission", "duplicate",
+            "error")
+# Names in the output folder that are not students' (a student folder of that name is graded under another folder)
+RESERVED = {"gradebook.csv", "gradebook.csv.tmp", ".work", ".trusted", ".slurm", ".lock"}
 
 
 def say(message):
@@ -71,9 +77,20 @@ ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz")
 def student_name(entry):
     base = os.path.basename(entry.rstrip("/"))
     for suffix in ARCHIVE_SUFFIXES:
-        if base.endswith(suffix) and os.path.isfile(entry):
+        if base.endswith(suffix) and os.path.isfile(entry) and not os.path.islink(entry):
             base = base[:-len(suffix)]
     return re.sub(r"[^A-Za-z0-9._@+-]", "_", base).lstrip(".") or "_"
+
+
+def shown_name(name):
+    """A file name for a person: bytes that are not UTF-8 as \\xNN, control characters escaped, at most 100."""
+    text = os.fsencode(name).decode("utf-8", errors="backslashreplace")
+    return labtool.clean(text if len(text) <= 100 else text[:97] + "...")
+
+
+def output_folder(out_root, student):
+    """Where a student's results go: their name, unless the grader uses that name itself."""
+    return os.path.join(out_root, ("student-" + student) if student.lower() in RESERVED else student)
 
 
 def list_entries(submissions):
@@ -91,9 +108,48 @@ def safe_member_name(name):
     return not (name.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", name) or ".." in parts)
 
 
+def prescan_tar(archive):
+    """Reads a tar.gz's headers as a stream, with bounded memory, before tarfile sees it: tarfile would read a
+    GNU long-name or pax header of any size into memory, and a gzip bomb to its end."""
+    import gzip
+    members = total = 0
+    try:
+        with gzip.open(archive, "rb") as z:
+            while True:
+                header = z.read(512)
+                if len(header) < 512 or header == b"\0" * 512:
+                    return
+                try:
+                    size = int(header[124:136].split(b"\0")[0].strip() or b"0", 8)
+                except ValueError:
+                    size = 0
+                    if header[124] & 0x80:  # base-256: only for sizes over 8 GiB
+                        raise Rejected("bad-archive", "the archive holds a member over 8 GiB")
+                kind = header[156:157]
+                if kind in (b"L", b"K", b"x", b"g") and size > ARCHIVE_MAX_NAME * 4:
+                    raise Rejected("unsafe-archive", "the archive has a %d-byte name or extended header (at most %d)"
+                                   % (size, ARCHIVE_MAX_NAME * 4))
+                members += 1
+                total += size
+                if members > 2 * ARCHIVE_MAX_FILES + 2:
+                    raise Rejected("bad-archive", "the archive holds more than %d files" % ARCHIVE_MAX_FILES)
+                if total > ARCHIVE_MAX_BYTES:
+                    raise Rejected("bad-archive", "the archive unpacks to more than %d MiB" % (ARCHIVE_MAX_BYTES >> 20))
+                left = (size + 511) // 512 * 512
+                while left:
+                    chunk = z.read(min(left, 1 << 20))
+                    if not chunk:
+                        return
+                    left -= len(chunk)
+    except (OSError, EOFError) as e:  # gzip's BadGzipFile is an OSError
+        raise Rejected("bad-archive", "the tar.gz archive cannot be read: %s" % e)
+
+
 def unpack(archive, dest):
     """Unpacks a student's archive into dest, refusing anything that could land outside it."""
     os.makedirs(dest, exist_ok=True)
+    if os.path.getsize(archive) > ARCHIVE_MAX_FILE_BYTES:
+        raise Rejected("bad-archive", "the archive is larger than %d MiB" % (ARCHIVE_MAX_FILE_BYTES >> 20))
     if archive.endswith(".zip"):
         try:
             with zipfile.ZipFile(archive) as z:
@@ -102,6 +158,7 @@ def unpack(archive, dest):
         except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, NotImplementedError) as e:
             raise Rejected("bad-archive", "the zip archive cannot be read: %s" % e)
         return
+    prescan_tar(archive)
     try:
         with tarfile.open(archive, "r:gz") as t:
             members = []
@@ -120,10 +177,12 @@ def extract(members, dest):
         raise Rejected("bad-archive", "the archive holds more than %d files" % ARCHIVE_MAX_FILES)
     total = 0
     for name, _, plain, size, _ in members:
+        if len(name.encode("utf-8", errors="surrogateescape")) > ARCHIVE_MAX_NAME:
+            raise Rejected("unsafe-archive", "a name in the archive is longer than %d bytes" % ARCHIVE_MAX_NAME)
         if not safe_member_name(name):
-            raise Rejected("unsafe-archive", "'%s' in the archive points outside it" % name)
+            raise Rejected("unsafe-archive", "'%s' in the archive points outside it" % shown_name(name))
         if not plain:
-            raise Rejected("unsafe-archive", "'%s' in the archive is not a plain file or folder" % name)
+            raise Rejected("unsafe-archive", "'%s' in the archive is not a plain file or folder" % shown_name(name))
         total += size
         if total > ARCHIVE_MAX_BYTES:
             raise Rejected("bad-archive", "the archive unpacks to more than %d MiB" % (ARCHIVE_MAX_BYTES >> 20))
@@ -135,6 +194,26 @@ def extract(members, dest):
         os.makedirs(os.path.dirname(target), exist_ok=True)
         with open_member() as src, open(target, "wb") as out:
             shutil.copyfileobj(src, out)
+
+
+def refuse_links(folder):
+    """A folder submission must be the student's own files: any symbolic link (to a classmate's folder, to
+    solutions/) or anything but plain files and folders refuses the whole submission, without following it."""
+    if os.path.islink(folder):
+        raise Rejected("unsafe-submission", "the submission is a symbolic link")
+    count = 0
+    for dirpath, dirnames, filenames in os.walk(folder):
+        for name in dirnames + filenames:
+            path = os.path.join(dirpath, name)
+            mode = os.lstat(path).st_mode
+            if stat.S_ISLNK(mode):
+                raise Rejected("unsafe-submission", "'%s' is a symbolic link" % shown_name(os.path.relpath(path, folder)))
+            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                raise Rejected("unsafe-submission", "'%s' is not a plain file or folder"
+                               % shown_name(os.path.relpath(path, folder)))
+            count += 1
+            if count > ARCHIVE_MAX_FILES:
+                raise Rejected("bad-layout", "the submission holds more than %d files" % ARCHIVE_MAX_FILES)
 
 
 def locate_labs(folder):
@@ -158,6 +237,9 @@ def locate_labs(folder):
 
 def content_hash(entry):
     h = hashlib.sha256()
+    if os.path.islink(entry):
+        h.update(b"link\0" + os.fsencode(os.readlink(entry)))
+        return h.hexdigest()
     if os.path.isfile(entry):
         with open(entry, "rb") as f:
             for block in iter(lambda: f.read(1 << 20), b""):
@@ -167,7 +249,7 @@ def content_hash(entry):
         dirnames.sort()
         for name in sorted(filenames):
             path = os.path.join(dirpath, name)
-            h.update(os.path.relpath(path, entry).encode() + b"\0")
+            h.update(os.fsencode(os.path.relpath(path, entry)) + b"\0")
             if os.path.isfile(path) and not os.path.islink(path):
                 with open(path, "rb") as f:
                     h.update(f.read())
@@ -179,7 +261,7 @@ def grader_fingerprint(backend):
     """What a grade depends on besides the submission: the course's sources, the grader, the backend."""
     h = hashlib.sha256(backend.encode())
     paths = []
-    for pattern in ("common/**", "labs/**", "grader/*.py", "grader/hidden/**", "tools/emucc"):
+    for pattern in ("common/**", "labs/**", "grader/*.py", "grader/*.txt", "grader/hidden/**", "tools/emucc"):
         paths += [p for p in glob.glob(os.path.join(ROOT, pattern), recursive=True) if os.path.isfile(p)]
     for p in sorted(paths):
         h.update(os.path.relpath(p, ROOT).encode())
@@ -237,12 +319,16 @@ def sandbox_env():
 
 
 def sandbox_for(trusted, lab, slot, sandboxed):
+    """A function of a build folder that makes the sandbox to run there; None without one. sandboxed: the mode
+    (sandbox.Sandbox's "bwrap" or "setpriv"), or None."""
+    if not sandboxed:
+        return None
+
     def make(out_dir):
-        if not sandboxed:
-            return None
-        box = sandbox.Sandbox(trusted.read_only(lab), out_dir, slot=slot, cwd=ROOT)
+        box = sandbox.Sandbox(trusted.read_only(lab), out_dir, slot=slot, cwd=ROOT,
+                              mode=sandboxed if isinstance(sandboxed, str) else "bwrap")
         base_run = box.run
-        box.run = lambda cmd, env=None: base_run(cmd, dict(sandbox_env(), **(env or {})))
+        box.run = lambda cmd, env=None, **kw: base_run(cmd, dict(sandbox_env(), **(env or {})), **kw)
         return box
     return make
 
@@ -319,13 +405,13 @@ def run_hidden(lab, out_dir, trusted, box, results, rng):
 
 
 def summarise(results, labs):
-    """One line for the gradebook: for each lab that scored nothing, why (the first failure's first line)."""
+    """One line for the gradebook: for each lab that lost points, why (its first failure's first line)."""
     reasons = []
     for lab in labs:
         rs = [r for r in results if r["lab"] == lab]
-        if not rs or any(r["passed"] for r in rs):
+        if not rs or all(r["passed"] for r in rs):
             continue
-        first = next((r["output"] for r in rs if r["output"].strip()), "failed")
+        first = next((r["output"] for r in rs if not r["passed"] and r["output"].strip()), "failed")
         if first.startswith("kernel.cu does not build"):
             detail = next((l for l in first.splitlines() if "error" in l), "")
             first = "kernel.cu does not build" + (": " + detail.strip() if detail else "")
@@ -345,11 +431,16 @@ def grade_submission(entry, student, out_dir, work_root, trusted, slot=0, backen
     results = []
     try:
         folder = entry
+        if os.path.islink(entry):
+            raise Rejected("unsafe-submission", "the submission is a symbolic link")
         if os.path.isfile(entry):
             if not entry.endswith(ARCHIVE_SUFFIXES):
                 raise Rejected("bad-layout", "not a folder, .zip or .tar.gz")
             folder = os.path.join(work, "unpacked")
             unpack(entry, folder)
+        elif not os.path.isdir(entry):
+            raise Rejected("bad-layout", "not a folder, .zip or .tar.gz")
+        refuse_links(folder)
         kernels = locate_labs(folder)
         rng = random.SystemRandom()
         for lab in LABS:
@@ -357,7 +448,7 @@ def grade_submission(entry, student, out_dir, work_root, trusted, slot=0, backen
                 continue
             make = sandbox_for(trusted, lab, slot, sandboxed)
             lab_results = labtool.grade_lab(lab, kernels[lab], backend, os.path.join(work, "build"), make)
-            box = make(os.path.join(work, "build", "emu", lab))
+            box = make(os.path.join(work, "build", "emu", lab)) if make else None
             lab_results += run_hidden(lab, os.path.join(work, "build", "emu", lab), trusted, box, lab_results, rng)
             results += lab_results
         totals = labtool.score(results)
@@ -371,6 +462,9 @@ def grade_submission(entry, student, out_dir, work_root, trusted, slot=0, backen
     if meta["status"] != "graded":
         results = [{"lab": "submission", "name": meta["status"], "suite": "correctness", "passed": False,
                     "output": meta["reason"], "score": 0.0, "max_score": 0.0}]
+    if sandbox.stopping.is_set():  # Ctrl-C: what was cut short is not a result; the next run grades it again
+        shutil.rmtree(work, ignore_errors=True)
+        return None
     labtool.write_reports(results, {} if meta["status"] != "graded" else labtool.score(results), out_dir, backend)
     meta["seconds"] = round(time.time() - started, 1)
     with open(os.path.join(out_dir, "meta.json.tmp"), "w") as f:
@@ -399,8 +493,9 @@ def write_gradebook(out_root, rows):
         w.writerow(["student"] + LABS + ["total", "status", "reason"])
         for meta in sorted(rows, key=lambda m: m["student"]):
             scores = meta.get("scores", {})
-            w.writerow([meta["student"]] + ["%g" % scores[lab] if lab in scores else "" for lab in LABS] +
-                       ["%g" % meta.get("total", 0), meta["status"], meta.get("reason", "").replace("\n", " ")])
+            w.writerow([labtool.clean(meta["student"])] + ["%g" % scores[lab] if lab in scores else "" for lab in LABS] +
+                       ["%g" % meta.get("total", 0), meta["status"],
+                        labtool.clean(meta.get("reason", "").replace("\n", " "))[:2000]])
     os.replace(path + ".tmp", path)
     return path
 
@@ -425,19 +520,28 @@ class Progress:
 
 
 def plan(entries, out_root, backend):
-    """[(entry, student, key)] to grade, and the metas kept from an earlier run."""
+    """[(entry, student, key)] to grade, and the metas kept from an earlier run. Entries whose gradebook names
+    collide (the same name as a folder and an archive, names that differ only in case or in characters the
+    gradebook cannot hold) are all flagged, and none is graded under the other's name."""
     fingerprint = grader_fingerprint(backend)
-    todo, kept, seen = [], [], {}
+    todo, kept, groups = [], [], {}
+    for entry in entries:
+        groups.setdefault(student_name(entry).lower(), []).append(entry)
     for entry in entries:
         student = student_name(entry)
-        if student in seen:
-            kept.append({"student": student + "@" + os.path.basename(entry), "status": "duplicate", "total": 0,
-                         "reason": "'%s' and '%s' are the same student" % (os.path.basename(seen[student]),
-                                                                           os.path.basename(entry))})
+        group = groups[student.lower()]
+        if len(group) > 1:
+            others = ", ".join("'%s'" % shown_name(os.path.basename(e)) for e in group)
+            kept.append({"student": "%s@%s" % (student, shown_name(os.path.basename(entry))), "status": "duplicate",
+                         "total": 0, "reason": "%s have the same name in the gradebook: rename all but one" % others})
             continue
-        seen[student] = entry
-        key = content_hash(entry) + "-" + fingerprint
-        meta = load_meta(os.path.join(out_root, student))
+        try:
+            key = content_hash(entry) + "-" + fingerprint
+        except OSError as e:  # unreadable: that student's row says so, and the class goes on
+            kept.append({"student": student, "status": "error", "total": 0,
+                         "reason": "the submission cannot be read: %s" % labtool.clean(str(e))})
+            continue
+        meta = load_meta(output_folder(out_root, student))
         if meta and meta.get("key") == key:
             kept.append(meta)
         else:
@@ -446,7 +550,7 @@ def plan(entries, out_root, backend):
 
 
 def grade_all_local(todo, out_root, trusted, jobs, backend, sandboxed):
-    slots = list(range(jobs))
+    slots = sandbox.claim_slots(jobs) if sandboxed else list(range(jobs))
     slot_lock = threading.Lock()
     progress = Progress(len(todo))
     metas = []
@@ -456,7 +560,7 @@ def grade_all_local(todo, out_root, trusted, jobs, backend, sandboxed):
         with slot_lock:
             slot = slots.pop()
         try:
-            return grade_submission(entry, student, os.path.join(out_root, student), os.path.join(out_root, ".work"),
+            return grade_submission(entry, student, output_folder(out_root, student), os.path.join(out_root, ".work"),
                                     trusted, slot, backend, sandboxed, key)
         finally:
             with slot_lock:
@@ -466,9 +570,11 @@ def grade_all_local(todo, out_root, trusted, jobs, backend, sandboxed):
         try:
             for future in concurrent.futures.as_completed([pool.submit(work, item) for item in todo]):
                 meta = future.result()
-                metas.append(meta)
-                progress.finished(meta)
+                if meta:
+                    metas.append(meta)
+                    progress.finished(meta)
         except KeyboardInterrupt:
+            sandbox.stop_all()  # the running sandboxes die now, so the workers finish within seconds
             pool.shutdown(wait=False, cancel_futures=True)
             raise
     progress.close()
@@ -507,7 +613,7 @@ def grade_all_slurm(todo, out_root, backend, sandboxed):
         say("sbatch: " + (proc.stderr.strip() or "exit %d" % proc.returncode))
     metas = []
     for i, (entry, student, key) in enumerate(todo):
-        meta = load_meta(os.path.join(out_root, student))
+        meta = load_meta(output_folder(out_root, student))
         if not meta or meta.get("key") != key:
             meta = {"student": student, "status": "error", "total": 0, "key": "",
                     "reason": "the Slurm task did not finish: see %s" % os.path.relpath(
@@ -529,9 +635,10 @@ def cmd_slurm_task(args):
     task = tasks[index]
     out_root = os.path.abspath(args.out)
     trusted = Trusted(out_root, args.backend)
-    meta = grade_submission(task["entry"], task["student"], os.path.join(out_root, task["student"]),
-                            os.path.join(out_root, ".work"), trusted, slot=index % 1000, backend=args.backend,
-                            sandboxed=not args.no_sandbox, key=task["key"])
+    meta = grade_submission(task["entry"], task["student"], output_folder(out_root, task["student"]),
+                            os.path.join(out_root, ".work"), trusted,
+                            slot=sandbox.claim_slots(1)[0] if not args.no_sandbox else 0, backend=args.backend,
+                            sandboxed=None if args.no_sandbox else "bwrap", key=task["key"])
     say("%s: %s %g" % (meta["student"], meta["status"], meta.get("total", 0)))
     return 0
 
@@ -540,17 +647,38 @@ def cmd_slurm_task(args):
 # Commands
 # ---------------------------------------------------------------------------------------------------------------
 def check_sandbox(no_sandbox, fall_back=False):
+    """The sandbox's mode ("bwrap", or "setpriv" where bubblewrap cannot run and fall_back allows), or None."""
     sandbox.limits_from_env()  # a bad GRADE_* value stops here, before anything is graded
     if no_sandbox:
         say("classgrade: grading WITHOUT a sandbox (--no-sandbox): only for code you trust")
-        return False
+        return None
     ok, why = sandbox.available()
     if not ok and fall_back:
-        say("classgrade: grading without the sandbox: %s" % why)
-        return False
+        ok_fallback, why_not = sandbox.fallback_available()
+        if ok_fallback:
+            say("classgrade: bubblewrap cannot run here (%s); the student's code runs as an unprivileged user "
+                "instead" % why)
+            return "setpriv"
+        say("classgrade: grading without the sandbox: %s; and %s" % (why, why_not))
+        return None
     if not ok:
         raise SystemExit("classgrade: %s (--no-sandbox grades without one, for code you trust)" % why)
-    return True
+    return "bwrap"
+
+
+def lock_output(out_root):
+    """One grade-all at a time writes to a folder: a second one says so and exits."""
+    fd = os.open(os.path.join(out_root, ".lock"), os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        with os.fdopen(fd) as f:
+            holder = f.read().strip()
+        raise SystemExit("classgrade: another grade-all (process %s) is writing to %s; wait for it to finish or "
+                         "choose another --out" % (holder or "?", out_root))
+    os.ftruncate(fd, 0)
+    os.write(fd, str(os.getpid()).encode())
+    return fd  # held open, and so locked, until this process exits
 
 
 def cmd_grade_all(args):
@@ -560,6 +688,7 @@ def cmd_grade_all(args):
     sandboxed = check_sandbox(args.no_sandbox)
     out_root = os.path.abspath(args.out)
     os.makedirs(out_root, exist_ok=True)
+    lock = lock_output(out_root)  # noqa: F841 (held until exit)
     todo, kept = plan(entries, out_root, backend)
     say("%d submissions: %d to grade, %d unchanged since the last run" % (len(entries), len(todo),
                                                                            len([m for m in kept if m["status"] != "duplicate"])))
@@ -576,8 +705,12 @@ def cmd_grade_all(args):
                 metas += grade_all_local(todo, out_root, trusted, min(jobs, len(todo)), backend, sandboxed)
     except KeyboardInterrupt:
         # what is finished stays: those students' results are on disk, and the gradebook lists them
-        metas = list(kept) + [m for m in (load_meta(os.path.join(out_root, s)) for _, s, _ in todo) if m]
-        write_gradebook(out_root, metas)
+        sandbox.stop_all()
+        keys = {student: key for _, student, key in todo}
+        metas = list(kept) + [m for m in (load_meta(output_folder(out_root, s)) for s in keys)
+                              if m and m.get("key") == keys.get(m.get("student"))]
+        path = write_gradebook(out_root, metas)
+        say("\nclassgrade: stopped; %d finished results kept in %s" % (len(metas), os.path.relpath(path, os.getcwd())))
         raise
     minutes = (time.time() - started) / 60
     path = write_gradebook(out_root, metas)
@@ -595,11 +728,18 @@ def cmd_grade_one(args):
     if not os.path.exists(args.submission):
         raise SystemExit("classgrade: no submission at '%s'" % args.submission)
     backend = labtool.choose_backend(args.backend)
-    sandboxed = check_sandbox(args.no_sandbox or args.sandbox == "no", fall_back=args.sandbox == "auto")
+    if args.sandbox == "setpriv" and not args.no_sandbox:
+        ok, why = sandbox.fallback_available()
+        if not ok:
+            raise SystemExit("classgrade: --sandbox setpriv: %s" % why)
+        sandboxed = "setpriv"
+    else:
+        sandboxed = check_sandbox(args.no_sandbox or args.sandbox == "no", fall_back=args.sandbox == "auto")
     out_dir = os.path.abspath(args.out)
     trusted = Trusted(os.path.join(ROOT, "build", "grade-one"), backend)
+    slot = sandbox.claim_slots(1)[0] if sandboxed else 0
     meta = grade_submission(os.path.abspath(args.submission), args.name or "submission", out_dir,
-                            os.path.join(ROOT, "build", "grade-one", ".work"), trusted, 0, backend, sandboxed)
+                            os.path.join(ROOT, "build", "grade-one", ".work"), trusted, slot, backend, sandboxed)
     os.remove(os.path.join(out_dir, "meta.json"))
     say("%s: %s, %g points%s" % (args.name or "submission", meta["status"], meta.get("total", 0),
                                  " (%s)" % meta["reason"] if meta["reason"] else ""))
@@ -628,8 +768,9 @@ def main(argv):
     p.add_argument("--name")
     p.add_argument("--backend")
     p.add_argument("--no-sandbox", action="store_true")
-    p.add_argument("--sandbox", choices=("yes", "auto", "no"), default="yes",
-                   help="auto: grade without the sandbox where bubblewrap cannot make one (a Gradescope container)")
+    p.add_argument("--sandbox", choices=("yes", "auto", "setpriv", "no"), default="yes",
+                   help="auto: where bubblewrap cannot make a sandbox (a Gradescope container), run the student's code "
+                        "as an unprivileged user instead (setpriv: always that)")
     p = sub.add_parser("slurm-task", help="grade the submission of this Slurm array task")
     p.add_argument("--tasks", required=True)
     p.add_argument("--out", required=True)

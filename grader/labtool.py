@@ -14,14 +14,19 @@ import importlib.machinery
 import json
 import os
 import re
+import secrets
 import shutil
 import signal
 import subprocess
 import sys
 import threading
+import time
 import types
 import xml.etree.ElementTree as ET
 from xml.sax.saxutils import escape, quoteattr
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import confine  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EMUCC = os.path.join(ROOT, "tools", "emucc")
@@ -51,11 +56,17 @@ DEFAULT_DEMO_ARGS = ["34", "1", "2"]
 # kernel whose results are right, so a skeleton scores zero.
 SUITE_POINTS = {"correctness": 60, "traffic": 25, "memory safety": 15}
 TEST_TIMEOUT_S = 120  # per test case, on top of the emulator's own CUDAEMU_TIMEOUT
+# A sandboxed lab's wall-clock budget for all its test cases together, however many there are
+LAB_WALL_S = int(os.environ.get("GRADE_LAB_WALL_S") or 900)
 COMMON_SOURCES = ["harness.cpp", "reference_gemm.cpp", "doctest_main.cpp", "demo.cpp"]
 
 
 class BuildError(Exception):
     pass
+
+
+class Refused(BuildError):
+    """kernel.cu compiled, but uses something a kernel may not (grader/confine.py)."""
 
 
 def say(message):
@@ -120,8 +131,9 @@ class Toolchain:
         self.dir = os.path.join(ROOT, "build", backend)
         os.makedirs(os.path.join(self.dir, "obj"), exist_ok=True)
         headers = [os.path.join(ROOT, "common", h) for h in os.listdir(os.path.join(ROOT, "common")) if h.endswith(".h")]
-        emu = [os.path.join(ROOT, "common", "emu", p) for p in ("runtime.cpp", "include/cuda_runtime.h",
-                                                                "include/cudaemu.h")]
+        emu_dir = os.path.join(ROOT, "common", "emu")
+        emu = [os.path.join(d, f) for d in (emu_dir, os.path.join(emu_dir, "include")) for f in os.listdir(d)
+               if f.endswith((".cpp", ".h"))]
         self.deps = headers + (emu + [EMUCC] if backend == "emu" else [])
 
     def run_untrusted(self, cmd):
@@ -137,13 +149,15 @@ class Toolchain:
 
         def command(out):
             if self.backend == "emu":
-                return [EMUCC, "-O2", "-c", source, "-o", out] + inc + (["--source-name=" + shown_as] if shown_as else [])
+                return ([EMUCC, "-O2", "-c", source, "-o", out] + inc + (["--source-name=" + shown_as] if shown_as else [])
+                        + (["--emit-ir=" + ir_of(out)] if untrusted else []))
             arch = os.environ.get("CUDA_ARCH", "native")
             return ["nvcc", "-O2", "-std=c++17", "-arch=" + arch, "-c", source, "-o", out] + inc
 
         os.makedirs(os.path.dirname(obj), exist_ok=True)
         if untrusted:  # the student's kernel: always rebuilt, into its own folder
             self.run_untrusted(command(obj))
+            self.confine(obj, shown_as or source)
             return obj
         # Labs are built in parallel threads that share objects such as harness.o: one thread builds each object,
         # into a temporary name, so no link ever reads a half-written file.
@@ -155,6 +169,25 @@ class Toolchain:
                 run_build(command(partial))
                 os.replace(partial, obj)
         return obj
+
+    def confine(self, obj, shown_as):
+        """Refuses a student's object that could act outside the computation (grader/confine.py); this runs here,
+        outside any sandbox, on what the trusted compiler built."""
+        trusted = [os.path.join(self.dir, "obj", n) for n in ("harness.o", "reference_gemm.o", "doctest_main.o")]
+        if self.backend == "emu":
+            ir = confine.read_ir(ir_of(obj))
+            if ir is None:
+                raise Refused("%s: the compiler left no readable IR to check" % shown_as)
+            trusted.append(runtime_object())
+            reasons = confine.check_ir(ir, shown_as)
+        else:
+            reasons = []
+        if not os.path.isfile(obj) or os.path.islink(obj):
+            raise Refused("%s: the compiler left no object file" % shown_as)
+        # the object is checked too (the GPU build has no IR); where the IR already says why, that is enough
+        reasons = reasons or confine.check_object(obj, shown_as, trusted, backend=self.backend)
+        if reasons:
+            raise Refused("\n".join(dict.fromkeys(reasons)))
 
     def link(self, objs, out):
         """Links a program with the student's kernel: in the sandbox, when there is one."""
@@ -195,17 +228,54 @@ class Toolchain:
             os.remove(kernel_obj)  # always rebuilt: the kernel is what changes
         self.compile(kernel, kernel_obj, includes, shown_as, untrusted=True)
         shared = [self.common_object(n, lab) for n in ("harness.cpp", "reference_gemm.cpp")]
-        bins = {"tests": self.link([tests_obj, kernel_obj, self.common_object("doctest_main.cpp", lab)] + shared,
+        # the kernel's object last: where it and a course object both hold a copy of an inline function, the linker
+        # keeps the first, the course's
+        bins = {"tests": self.link([tests_obj, self.common_object("doctest_main.cpp", lab)] + shared + [kernel_obj],
                                    os.path.join(out_dir, "tests"))}
         if not with_demo:
             pass
         elif lab != "lab1-naive":
-            bins["demo"] = self.link([self.common_object("demo.cpp", lab), kernel_obj] + shared,
+            bins["demo"] = self.link([self.common_object("demo.cpp", lab)] + shared + [kernel_obj],
                                      os.path.join(out_dir, "demo"))
         elif lab == "lab1-naive":
             flow = self.compile(os.path.join(lab_dir, "host_flow.cu"), os.path.join(out_dir, "host_flow.o"), includes)
             bins["demo"] = self.link([flow, kernel_obj], os.path.join(out_dir, "host_flow"))
         return bins
+
+
+    def test_cases(self, lab):
+        """[(name, suite)] of the lab's tests, from the course's own test program (built with the lab's skeleton,
+        run outside any sandbox): the cases a submission is graded on, whatever its own program claims."""
+        key = (self.backend, lab)
+        with OBJECT_LOCKS_GUARD:
+            lock = OBJECT_LOCKS.setdefault(key, threading.Lock())
+        with lock:
+            if key not in TEST_CASES:
+                common, lab_dir = os.path.join(ROOT, "common"), os.path.join(ROOT, "labs", lab)
+                objs = [self.compile(os.path.join(lab_dir, "tests.cpp"), os.path.join(self.dir, "obj", lab + "-tests.o"),
+                                     [common, lab_dir]),
+                        self.common_object("doctest_main.cpp", lab),
+                        self.common_object("harness.cpp", lab), self.common_object("reference_gemm.cpp", lab),
+                        self.compile(os.path.join(lab_dir, "kernel.cu"), os.path.join(self.dir, "obj", lab + "-skeleton.o"),
+                                     [common, lab_dir])]
+                lister = os.path.join(self.dir, "obj", lab + "-cases")
+                if newer(lister, objs):
+                    partial = "%s.%d-%d.tmp" % (lister, os.getpid(), threading.get_ident())
+                    run_build([EMUCC, "-o", partial] + objs if self.backend == "emu" else
+                              ["nvcc", "-arch=" + os.environ.get("CUDA_ARCH", "native"), "-o", partial] + objs)
+                    os.replace(partial, lister)
+                proc = subprocess.run([lister, "--list-test-cases", "--reporters=xml"], capture_output=True, text=True,
+                                      timeout=120, env=test_env())
+                root = ET.fromstring(proc.stdout[proc.stdout.find("<?xml"):])
+                TEST_CASES[key] = [(tc.get("name"), tc.get("testsuite") or "") for tc in root.iter("TestCase")]
+            return TEST_CASES[key]
+
+
+TEST_CASES = {}
+
+
+def ir_of(obj):
+    return os.path.splitext(obj)[0] + ".ll"
 
 
 def runtime_object():
@@ -215,6 +285,16 @@ def runtime_object():
     emucc.__file__ = EMUCC
     loader.exec_module(emucc)
     return emucc.Build().runtime_object()
+
+
+def shown_path(kernel, lab):
+    """The kernel's name in diagnostics: its path from here, or <lab>/kernel.cu for one elsewhere (a student's);
+    printable, and safe inside the #line directive emucc writes."""
+    rel = os.path.relpath(kernel, os.getcwd())
+    if rel.startswith(".."):
+        rel = os.path.join(lab, "kernel.cu")
+    text = os.fsencode(rel).decode("utf-8", errors="replace")
+    return re.sub(r'["\\\x00-\x1f\x7f]', "_", text)
 
 
 def staged_kernel(kernel, out_dir):
@@ -239,75 +319,100 @@ class SandboxLimit(Exception):
     """A sandboxed test program was stopped by one of the sandbox's limits."""
 
 
-def list_test_cases(binary, sandbox=None):
-    cmd = [binary, "--list-test-cases", "--reporters=xml"]
-    if sandbox:
-        outcome = sandbox.run(cmd)
-        if outcome.limit:
-            raise SandboxLimit("listing the tests was stopped by the sandbox's %s" % outcome.limit)
-        stdout = outcome.stdout
-    else:
-        stdout = subprocess.run(cmd, capture_output=True, text=True, timeout=60, env=test_env()).stdout
+OUTPUT_CAP = 4000  # characters of one test's report kept in results.json and junit.xml
+VERDICT_CAP = 1 << 20  # bytes of the verdict file read
+
+
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+
+
+def clean(text):
+    """Text for a report: control characters (and what XML cannot hold) written as \\xNN, newlines and tabs kept."""
+    return CONTROL.sub(lambda m: "\\x%02x" % ord(m.group()) if ord(m.group()) < 0x100 else "\\u%04x" % ord(m.group()),
+                       text)
+
+
+def cap_output(text, limit=OUTPUT_CAP):
+    if len(text) <= limit:
+        return text
+    return text[:limit] + "\n[... %d more characters cut]" % (len(text) - limit)
+
+
+def read_verdicts(path, token, name):
+    """The record of test case `name` from the verdict file, or a reason why there is no trustworthy one."""
     try:
-        root = ET.fromstring(stdout[stdout.find("<?xml"):])
-    except ET.ParseError:
-        raise SandboxLimit("the test program did not list its tests (did the kernel's code print or exit early?)")
-    return [(tc.get("name"), tc.get("testsuite") or "") for tc in root.iter("TestCase")]
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None, "no verdict"
+    with os.fdopen(fd, "rb") as f:
+        data = f.read(VERDICT_CAP + 1) if stat_regular(f) else b""
+    found, forged = [], 0
+    for line in data.decode("utf-8", errors="replace").splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            forged += 1
+            continue
+        if not isinstance(record, dict) or record.get("token") != token:
+            forged += 1
+        elif record.get("kind") == "test-case" and record.get("name") == name:
+            found.append(record)
+    if forged or len(found) > 1:
+        return None, "something other than the test wrote to its verdict channel"
+    return (found[0], "") if found else (None, "no verdict")
+
+
+def stat_regular(f):
+    import stat
+    return stat.S_ISREG(os.fstat(f.fileno()).st_mode)
 
 
 def run_test_case(binary, name, sandbox=None):
     """Runs one test case alone, in its own process (in the sandbox, when there is one). Returns (passed, output);
-    raises SandboxLimit when the sandbox stopped it."""
+    raises SandboxLimit when the sandbox stopped it. The verdict is the record the course's doctest_main.cpp writes
+    to a file with a secret only it knows (never what the process prints: the student's code shares it)."""
     cmd = [binary, "--test-case=" + name.replace(",", "\\,"), "--reporters=xml", "--no-version"]
+    token = secrets.token_hex(16)
+    verdicts = os.path.join(os.path.dirname(binary), "verdicts.jsonl")
+    if os.path.lexists(verdicts):
+        os.remove(verdicts)
+    env = {"CUDAGRADE_VERDICTS": verdicts}
     if sandbox:
-        proc = sandbox.run(cmd)
+        proc = sandbox.run(cmd, env, stdin=token.encode() + b"\n")
         if proc.limit:
             raise SandboxLimit("stopped by the sandbox's %s" % proc.limit)
         if proc.returncode == 124:  # the emulator's watchdog: the next test would hang the same way
             raise SandboxLimit("stopped by the emulator's watchdog: the kernel did not finish in %s s (an endless "
                                "loop?)" % test_env()["CUDAEMU_TIMEOUT"])
-        if "std::bad_alloc" in proc.stdout:  # doctest caught it: the kernel's code met the memory limit
-            raise SandboxLimit("stopped by the sandbox's memory limit (%d MiB): std::bad_alloc"
-                               % sandbox.limits["memory_mb"])
     else:
         try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TEST_TIMEOUT_S, env=test_env(),
-                                  start_new_session=True)
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TEST_TIMEOUT_S, input=token + "\n",
+                                  env=dict(test_env(), **env), start_new_session=True, errors="replace")
         except subprocess.TimeoutExpired:
             return False, "timed out after %d s — is there an endless loop in your kernel?" % TEST_TIMEOUT_S
-    stderr = proc.stderr.strip()
-    xml_start = proc.stdout.find("<?xml")
-    try:
-        root = ET.fromstring(proc.stdout[xml_start:]) if xml_start >= 0 else None
-    except ET.ParseError:
-        root = None
-    tc = None
-    if root is not None:
-        tc = next((t for t in root.iter("TestCase")
-                   if t.get("name") == name and t.find("OverallResultsAsserts") is not None), None)
-    if tc is None:
+    record, why_none = read_verdicts(verdicts, token, name)
+    stderr = cap_output(proc.stderr.strip(), 1000)
+    if record is None:
+        if why_none != "no verdict":
+            return False, why_none
         if proc.returncode < 0:
             why = "the test program crashed (%s)" % signal.Signals(-proc.returncode).name
         elif proc.returncode == 124:
             why = "the kernel did not finish (emulator watchdog)"
+        elif sandbox and "std::bad_alloc" in proc.stdout + proc.stderr:
+            raise SandboxLimit("stopped by the sandbox's memory limit (%d MiB): std::bad_alloc"
+                               % sandbox.limits["memory_mb"])
         else:
             why = "the test program exited with code %d before finishing" % proc.returncode
         return False, (why + "\n" + stderr).strip()
-    messages = []
-    for expr in tc.iter("Expression"):
-        if expr.get("success") == "false":
-            info = [(i.text or "").strip() for i in expr.iter("Info")]
-            captured = [i for i in info if " := " in i]  # CAPTURE(...) values: the sizes
-            said = [i for i in info if " := " not in i]
-            text = "\n".join(said) if said else "check failed: " + (expr.findtext("Original") or "").strip()
-            messages.append(text + ("\n  (%s)" % ", ".join(captured) if captured else ""))
-    for exc in tc.iter("Exception"):
-        messages.append("exception: " + (exc.text or ""))
-    result = tc.find("OverallResultsAsserts")
-    passed = result is not None and result.get("test_case_success") == "true" and proc.returncode == 0
+    messages = [m for m in record.get("messages", []) if isinstance(m, str)]
+    if sandbox and any("std::bad_alloc" in m for m in messages):  # doctest caught it: the memory limit
+        raise SandboxLimit("stopped by the sandbox's memory limit (%d MiB): std::bad_alloc"
+                           % sandbox.limits["memory_mb"])
+    passed = record.get("status") == "passed" and proc.returncode == 0
     if not passed and not messages:
-        messages.append(stderr or "failed")
-    return passed, "\n".join(messages)
+        messages.append(stderr or "failed (exit code %d)" % proc.returncode)
+    return passed, cap_output("\n".join(messages))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -365,21 +470,24 @@ def grade_lab(lab, kernel, backend, work_dir, make_sandbox=None):
             if make_sandbox:
                 sandbox = make_sandbox(out_dir)
                 sandbox.prepare()
-            bins = Toolchain(b, sandbox).build_lab(lab, staged, out_dir, shown_as=os.path.relpath(kernel, os.getcwd()),
+            bins = Toolchain(b, sandbox).build_lab(lab, staged, out_dir, shown_as=shown_path(kernel, lab),
                                                    with_demo=not sandbox)
+        except Refused as e:
+            return not_built("kernel.cu refused: " + cap_output(str(e)))
         except BuildError as e:
             return not_built("kernel.cu does not build:\n" + str(e)[-4000:])
-        try:
-            cases = list_test_cases(bins["tests"], sandbox)
-        except SandboxLimit as e:
-            return not_built(str(e))
+        cases = Toolchain(b).test_cases(lab)  # the course's list, never the submission's
         stopped = None
+        started = time.time()
         for name, suite in cases:
             if backend == "gpu" and b == "emu" and suite == "correctness":
                 continue  # judged on the GPU
             if only_suite and suite != only_suite:
                 continue
-            if stopped:
+            if not stopped and make_sandbox and time.time() - started > LAB_WALL_S:
+                stopped = "stopped by the lab's time budget (%d s for all its tests; GRADE_LAB_WALL_S)" % LAB_WALL_S
+                passed, output = False, stopped
+            elif stopped:
                 passed, output = False, "not run: an earlier test was " + stopped
             else:
                 try:
@@ -422,9 +530,10 @@ def write_reports(results, totals, out_dir, backend):
         "score": total,
         "output": "Graded on the %s." % ("GPU (traffic and safety on the CPU emulator)" if backend == "gpu"
                                          else "CPU emulator"),
-        "tests": [{"name": "%s: %s: %s" % (r["lab"], r["suite"], r["name"]), "score": r["score"],
+        "tests": [{"name": clean("%s: %s: %s" % (r["lab"], r["suite"], r["name"])), "score": r["score"],
                    "max_score": r["max_score"], "status": "passed" if r["passed"] else "failed",
-                   "output": r["output"], "visibility": r.get("visibility", "visible")} for r in results],
+                   "output": clean(cap_output(r["output"])), "visibility": r.get("visibility", "visible")}
+                  for r in results],
     }
     with open(os.path.join(out_dir, "results.json"), "w") as f:
         json.dump(doc, f, indent=2, ensure_ascii=False)
@@ -438,13 +547,14 @@ def write_reports(results, totals, out_dir, backend):
         lines.append('  <testsuite name=%s tests="%d" failures="%d">' % (quoteattr(lab), len(rs),
                                                                         sum(not r["passed"] for r in rs)))
         for r in rs:
-            name = quoteattr("%s: %s" % (r["suite"], r["name"]))
+            name = quoteattr(clean("%s: %s" % (r["suite"], r["name"])))
             if r["passed"]:
                 lines.append("    <testcase classname=%s name=%s/>" % (quoteattr(lab), name))
             else:
-                first = r["output"].splitlines()[0] if r["output"] else "failed"
+                output = clean(cap_output(r["output"]))
+                first = output.splitlines()[0] if output else "failed"
                 lines.append("    <testcase classname=%s name=%s>" % (quoteattr(lab), name))
-                lines.append("      <failure message=%s>%s</failure>" % (quoteattr(first[:300]), escape(r["output"])))
+                lines.append("      <failure message=%s>%s</failure>" % (quoteattr(first[:300]), escape(output)))
                 lines.append("    </testcase>")
         lines.append("  </testsuite>")
     lines.append("</testsuites>")

@@ -6,7 +6,8 @@
 
 The handout is what students get: the labs, lessons, harness, emulator and `make labN`. It is built from a list of
 what to include, so anything new stays out until it is added here: no solutions/, no hidden tests, no kernel
-catalogues, and of the grader only labtool.py (which `make labN` runs).
+catalogues, and of the grader only labtool.py (which `make labN` runs) and the confinement check it applies
+(confine.py and its allowlist, so that a student sees a refusal before submitting).
 
 The Gradescope autograder is the course without solutions/ and without the grader's test catalogues, plus
 setup.sh (installs the Debian packages through tools/install-deps) and run_autograder (grades
@@ -23,7 +24,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # What students get. Folders are copied whole, except what SKIP names.
 HANDOUT = ["Makefile", "README.md", ".gitignore", "common", "docs", "labs", "tests", "tools", "grader/labtool.py",
-           "mk"]
+           "grader/confine.py", "grader/confine_allowlist.txt", "mk"]
 # What the autograder needs: everything students get, and the grader's grading parts.
 AUTOGRADER = HANDOUT + ["grader/classgrade.py", "grader/sandbox.py", "grader/hidden"]
 OPTIONAL = {"mk"}  # other topics' make targets, where there are any

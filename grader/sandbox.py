@@ -3,17 +3,25 @@
 What the command sees: /usr (the compilers and libraries), a private /tmp, the paths it is given read-only (the
 course's headers, the prebuilt objects) and one folder it may write (the submission's own build folder). It has no
 network, no view of the rest of the course (solutions/, the grader, hidden tests, other students), its own process
-and IPC namespaces, and runs as an unprivileged user. Limits: CPU time, wall time, memory, processes and the
-size of any file it writes (its stdout and stderr are files too, so a flood of output stops at that size).
+and IPC namespaces, no variable of the grader's environment (bwrap itself starts with an empty one), and runs as an
+unprivileged user. Limits, per process: CPU time, memory, the size of any file it writes (its stdout and stderr are
+files too, so a flood of output stops at that size); per command, over all its processes: wall time, processes (one
+user per submission, claimed for this run alone), memory in use, and what it wrote to its folder.
+
+Where bubblewrap cannot make a sandbox (a Gradescope container) but the grader runs as root, mode "setpriv" runs the
+command as the slot's unprivileged user with the same limits and an empty environment: it can then read what any
+user may read, but write nothing of the course's, the judge's or the results.
 
 The grader trusts nothing the command writes: callers read its output through `Outcome` (capped) and validate any
 file they take from the writable folder.
 """
+import fcntl
 import os
 import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 
 # (name, default) for each limit; GRADE_<NAME> in the environment overrides it.
@@ -24,9 +32,57 @@ DEFAULT_LIMITS = {
                                  # reserves terabytes of address space it never touches, so RLIMIT_AS cannot serve)
     "processes": 64,             # processes and threads of the sandbox's user
     "output_mb": 32,             # the largest file it may write, stdout and stderr included
+    "total_memory_mb": 3072,     # resident memory of all its processes together
+    "disk_mb": 256,              # what its writable folder may hold
 }
-# The sandbox's user: one per parallel slot, so a fork bomb counts against its own process limit only.
+# The sandbox's users: one per parallel slot, so a fork bomb counts against its own process limit only. A run claims
+# its slots (a lock file each) so that two runs at once, on the same class or not, never share a user.
 FIRST_UID = 61000
+# Slots are claimed from 1000 up (users 62000 to 64999), clear of the users 61000 and up that a grader without
+# claims (an older version of this one, running beside it) takes by its slot number alone.
+CLAIMED_SLOTS = range(1000, 4000)
+SLOT_LOCKS = os.path.join(tempfile.gettempdir(), "classgrade-sandbox-users")
+POLL_S = 0.25  # how often the totals are measured
+_claimed = {}
+_running = set()
+_running_lock = threading.Lock()
+stopping = threading.Event()  # set on Ctrl-C: every running command is killed, and no new one starts
+
+
+def claim_slots(n):
+    """n sandbox slots no other run on this machine holds; held until this process exits."""
+    os.makedirs(SLOT_LOCKS, mode=0o1777, exist_ok=True)
+    got = []
+    for slot in CLAIMED_SLOTS:
+        if len(got) == n:
+            break
+        if slot in _claimed:
+            continue
+        try:
+            fd = os.open(os.path.join(SLOT_LOCKS, "%d.lock" % slot), os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue
+        _claimed[slot] = fd
+        got.append(slot)
+    if len(got) < n:
+        raise SystemExit("sandbox: no free sandbox user (%d runs at once?)" % len(CLAIMED_SLOTS))
+    return got
+
+
+def stop_all():
+    """Ctrl-C: kills every command running in a sandbox now, and refuses new ones."""
+    stopping.set()
+    with _running_lock:
+        for proc in list(_running):
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
 
 
 def limits_from_env(overrides=None):
@@ -49,13 +105,23 @@ class Outcome:
         self.limit = limit            # which limit stopped it ("wall-time limit (90 s)", ...), or None
 
 
+def fallback_available():
+    """(usable, reason): whether mode "setpriv" can run a command as an unprivileged user here."""
+    for tool, package in (("prlimit", "util-linux"), ("setpriv", "util-linux")):
+        if not shutil.which(tool):
+            return False, "%s is not installed (Debian: apt-get install %s)" % (tool, package)
+    if os.geteuid() != 0:
+        return False, "not root, so there is no other user to run the student's code as"
+    return True, "setpriv"
+
+
 def available():
     """(usable, reason): whether a sandbox can be built here, tried with the command every run uses."""
     for tool, package in (("bwrap", "bubblewrap"), ("prlimit", "util-linux"), ("setpriv", "util-linux")):
         if not shutil.which(tool):
             return False, "%s is not installed (Debian: apt-get install %s)" % (tool, package)
     with tempfile.TemporaryDirectory(prefix="sandbox-probe-") as tmp:
-        box = Sandbox([], tmp)
+        box = Sandbox([], tmp, slot=claim_slots(1)[0])
         box.prepare()
         outcome = box.run(["true"])
     if outcome.returncode != 0:
@@ -67,12 +133,13 @@ def available():
 class Sandbox:
     """One sandbox configuration: read-only paths, one writable folder, limits, and a slot (parallel worker)."""
 
-    def __init__(self, read_only, writable, slot=0, limits=None, cwd=None):
+    def __init__(self, read_only, writable, slot=0, limits=None, cwd=None, mode="bwrap"):
         self.read_only = [os.path.abspath(p) for p in read_only]
         self.writable = os.path.abspath(writable)
         self.slot = slot
         self.limits = limits or limits_from_env()
         self.cwd = cwd or self.writable
+        self.mode = mode
 
     def _uid(self):
         return FIRST_UID + self.slot if os.geteuid() == 0 else os.geteuid()
@@ -135,23 +202,33 @@ class Sandbox:
         bw += ["--remount-ro", "/", "--chdir", self.cwd,
                "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp", "--setenv", "LANG", "C.UTF-8",
                "--setenv", "TMPDIR", "/tmp"]
-        for key in ("CUDAEMU_TIMEOUT", "CUDAEMU_CACHE", "CUDAEMU_CLANG", "CUDAEMU_THREADS", "CUDA_ARCH"):
+        for key in PASSED_ENV:
             if os.environ.get(key):
                 bw += ["--setenv", key, os.environ[key]]
         drop = (["setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups", "--no-new-privs",
                  "--inh-caps=-all", "--bounding-set=-all", "--"] if root else [])
+        if self.mode == "setpriv":
+            # no namespaces: the unprivileged user and an empty environment are the walls
+            return prefix + drop + ["env", "-i", "PATH=/usr/bin:/bin", "HOME=/tmp", "LANG=C.UTF-8"] + [
+                "%s=%s" % (k, os.environ[k]) for k in PASSED_ENV if os.environ.get(k)] + cmd
         return prefix + bw + ["--"] + drop + cmd
 
-    def run(self, cmd, env=None):
-        """Runs cmd in the sandbox; returns an Outcome. Never raises for anything the command does."""
+    def run(self, cmd, env=None, stdin=b""):
+        """Runs cmd in the sandbox, with `stdin` as its standard input; returns an Outcome. Never raises for
+        anything the command does."""
         lim = self.limits
         full = self.command(cmd)
-        if env:
+        if env and self.mode == "setpriv":
+            i = full.index("env") + 1
+            full = full[:i] + ["%s=%s" % kv for kv in env.items()] + full[i:]
+        elif env:
             extra = sum((["--setenv", k, v] for k, v in env.items()), [])
             i = full.index("--chdir")
             full = full[:i] + extra + full[i:]
         for attempt in range(10):
-            outcome = self._run_once(full, lim)
+            if stopping.is_set():
+                return Outcome(-signal.SIGKILL, "", "", "stop (Ctrl-C)")
+            outcome = self._run_once(full, lim, stdin)
             # bwrap could not set up (the slot's last processes are still exiting): not the submission's doing
             if not (outcome.returncode == 1 and outcome.stderr.startswith("bwrap: ") and
                     "Resource temporarily unavailable" in outcome.stderr):
@@ -159,20 +236,27 @@ class Sandbox:
             time.sleep(0.5 * (attempt + 1))
         return outcome
 
-    def _run_once(self, full, lim):
+    def _run_once(self, full, lim, stdin=b""):
         cap = lim["output_mb"] << 20
         with tempfile.TemporaryDirectory(prefix="sandbox-") as tmp:
             out_path, err_path = os.path.join(tmp, "stdout"), os.path.join(tmp, "stderr")
             with open(out_path, "wb") as out, open(err_path, "wb") as err:
-                proc = subprocess.Popen(full, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                        start_new_session=True)
-                limit = None
+                # bwrap itself gets an empty environment: its process 1 in the sandbox keeps what bwrap was given
+                proc = subprocess.Popen(full, stdin=subprocess.PIPE, stdout=out, stderr=err, start_new_session=True,
+                                        env={"PATH": "/usr/bin:/bin"})
+                with _running_lock:
+                    _running.add(proc)
                 try:
-                    proc.wait(timeout=lim["wall_s"])
-                except subprocess.TimeoutExpired:
-                    limit = "wall-time limit (%d s)" % lim["wall_s"]
+                    proc.stdin.write(stdin)
+                    proc.stdin.close()
+                except OSError:
+                    pass
+                limit = self._watch(proc, lim)
+                if limit:
                     os.killpg(proc.pid, signal.SIGKILL)  # bwrap dies, and with it every process in its namespace
-                    proc.wait()
+                proc.wait()
+                with _running_lock:
+                    _running.discard(proc)
             sizes = os.path.getsize(out_path), os.path.getsize(err_path)
             stdout, stderr = (_read_capped(p, 1 << 20) for p in (out_path, err_path))
         self._reap()
@@ -191,6 +275,61 @@ class Sandbox:
         if sig and rc > 0:
             rc = -sig
         return Outcome(rc, stdout, stderr, limit)
+
+
+    def _watch(self, proc, lim):
+        """Waits for the command, measuring what all its processes hold together; the limit it broke, or None."""
+        deadline = time.time() + lim["wall_s"]
+        while True:
+            try:
+                proc.wait(timeout=POLL_S)
+                return None
+            except subprocess.TimeoutExpired:
+                pass
+            if stopping.is_set():
+                return "stop (Ctrl-C)"
+            if time.time() > deadline:
+                return "wall-time limit (%d s)" % lim["wall_s"]
+            if _tree_rss(proc.pid) > lim["total_memory_mb"] << 20:
+                return "memory limit (%d MiB over all its processes)" % lim["total_memory_mb"]
+            if _folder_bytes(self.writable) > lim["disk_mb"] << 20:
+                return "disk limit (%d MiB written)" % lim["disk_mb"]
+
+
+PASSED_ENV = ("CUDAEMU_TIMEOUT", "CUDAEMU_CACHE", "CUDAEMU_CLANG", "CUDAEMU_THREADS", "CUDA_ARCH")
+
+
+def _tree_rss(root_pid):
+    """Resident bytes of root_pid and every process below it."""
+    children, rss = {}, {}
+    page = os.sysconf("SC_PAGE_SIZE")
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % pid) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            children.setdefault(int(fields[1]), []).append(int(pid))
+            rss[int(pid)] = int(fields[21]) * page
+        except (OSError, IndexError, ValueError):
+            pass
+    total, todo = 0, [root_pid]
+    while todo:
+        pid = todo.pop()
+        total += rss.get(pid, 0)
+        todo += children.get(pid, [])
+    return total
+
+
+def _folder_bytes(folder):
+    total = 0
+    for dirpath, _, filenames in os.walk(folder):
+        for name in filenames:
+            try:
+                total += os.lstat(os.path.join(dirpath, name)).st_blocks * 512
+            except OSError:
+                pass
+    return total
 
 
 def _ancestors(path):

@@ -11,11 +11,13 @@
 Prints one line per check and closes with "N passed, N failed".
 """
 import csv
+import gzip
 import io
 import json
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -27,6 +29,7 @@ import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import classgrade  # noqa: E402
+import confine  # noqa: E402
 import labtool  # noqa: E402
 from selftest import Tally  # noqa: E402
 import sandbox  # noqa: E402
@@ -34,19 +37,21 @@ import sandbox  # noqa: E402
 ROOT = labtool.ROOT
 LABS = labtool.LABS
 MALICIOUS = os.path.join(ROOT, "grader", "malicious")
-# Tight limits keep the attacks quick to stop; a correct lab needs a few seconds.
-LIMITS = {"GRADE_WALL_S": "20", "GRADE_CPU_S": "8", "GRADE_OUTPUT_MB": "8"}
+# Tight limits keep the attacks quick to stop; a correct lab needs a few seconds. The wall-time limit is well above
+# the CPU-time limit, so that an endless loop meets the CPU-time limit first however busy the machine is (the
+# wall-time limit has its own test, with a command that uses no CPU).
+LIMITS = {"GRADE_WALL_S": "45", "GRADE_CPU_S": "8", "GRADE_OUTPUT_MB": "8"}
 NETWORK_PORT = 47811  # grader/malicious/lab1/network.cu connects here
 
 
 def malicious_table():
-    """{file: reason text} from the README's table: the table is the specification."""
+    """{file: (score, reason text)} from the README's table: the table is the specification."""
     rows = {}
     with open(os.path.join(MALICIOUS, "README.md")) as f:
         for line in f:
-            m = re.match(r"\|\s*`(lab\d+/[^`]+\.cu)`\s*\|.*\|\s*graded, 0\s*\|\s*`([^`]+)`\s*\|\s*$", line)
+            m = re.match(r"\|\s*`(lab\d+/[^`]+\.cu)`\s*\|.*\|\s*graded, ([\d.]+)\s*\|\s*`([^`]+)`\s*\|\s*$", line)
             if m:
-                rows[m.group(1)] = m.group(2)
+                rows[m.group(1)] = (float(m.group(2)), m.group(3))
     return rows
 
 
@@ -99,13 +104,53 @@ def make_class(folder):
         info.linkname = "/etc/passwd"
         t.addfile(info)
     expect["symlink"] = ("unsafe-archive", {}, "not a plain file")
+    # names are bytes: not UTF-8, or a name the grader uses itself; both graded as themselves
+    lab1_solution = os.path.join(solutions, LABS[0], "kernel.cu")
+
+    def lab1_folder(name, kernel=lab1_solution):
+        where = os.path.join(os.fsencode(folder), name if isinstance(name, bytes) else os.fsencode(name),
+                             os.fsencode(LABS[0]))
+        os.makedirs(where)
+        shutil.copy(kernel, os.path.join(where, b"kernel.cu"))
+        return os.fsdecode(os.path.dirname(where))
+    lab1_folder(b"caf\xe9")
+    expect["caf_"] = ("graded", {LABS[0]: 100}, "")
+    lab1_folder("gradebook.csv")
+    expect["gradebook.csv"] = ("graded", {LABS[0]: 100}, "")
+    # names that collide in the gradebook: case only, or characters it cannot hold; both flagged, neither graded
+    for name in ("Casey", "casey", "pat kim", "pat_kim"):
+        lab1_folder(name)
+        expect["%s@%s" % (name.replace(" ", "_"), name)] = ("duplicate", {}, "have the same name in the gradebook")
+    # a tar.gz whose GNU long-name header is 2 MiB: refused before tarfile reads it into memory
+    with open(os.path.join(folder, "longname.tar.gz"), "wb") as f:
+        with gzip.GzipFile(fileobj=f, mode="wb") as z:
+            long_name = b"n" * (2 << 20)
+            header = tarfile.TarInfo("././@LongLink")
+            header.type = tarfile.GNUTYPE_LONGNAME
+            header.size = len(long_name)
+            z.write(header.tobuf(format=tarfile.GNU_FORMAT))
+            z.write(long_name + b"\0" * (-len(long_name) % 512))
+    expect["longname"] = ("unsafe-archive", {}, "extended header")
+    # links are somebody else's work: to a classmate, to solutions/, or the whole entry
+    os.makedirs(os.path.join(folder, "borrower"))
+    os.symlink(os.path.join("..", "all_correct", LABS[0]), os.path.join(folder, "borrower", LABS[0]))
+    expect["borrower"] = ("unsafe-submission", {}, "is a symbolic link")
+    os.makedirs(os.path.join(folder, "linker", LABS[0]))
+    os.symlink(lab1_solution, os.path.join(folder, "linker", LABS[0], "kernel.cu"))
+    expect["linker"] = ("unsafe-submission", {}, "is a symbolic link")
+    os.symlink("all_correct", os.path.join(folder, "alias"))
+    expect["alias"] = ("unsafe-submission", {}, "symbolic link")
+    # control characters in a file name reach the reason escaped
+    where = lab1_folder("controls")
+    os.symlink("kernel.cu", os.path.join(where, LABS[0], "evil\x1b[2J\x07\nname"))
+    expect["controls"] = ("unsafe-submission", {}, "evil\\x1b[2J\\x07")
     # the malicious catalogue
-    for name, reason in malicious_table().items():
+    for name, (points, reason) in malicious_table().items():
         student = "malicious-" + os.path.splitext(os.path.basename(name))[0]
         lab = lab_of(name.split("/")[0])
         os.makedirs(os.path.join(folder, student, lab))
         shutil.copy(os.path.join(MALICIOUS, name), os.path.join(folder, student, lab, "kernel.cu"))
-        expect[student] = ("graded", {lab: 0}, reason)
+        expect[student] = ("graded", {lab: points}, reason)
     return expect
 
 
@@ -180,7 +225,9 @@ def check_batch(t, tmp):
     t.check(not forged and own["score"] == 0 and own["tests"],
             "forged_results.cu: its results.json says 0 and no forged results file is anywhere", forged)
     # the fork bomb left nothing running
-    left = [pid for slot in range(8) for pid in sandbox._pids_of(sandbox.FIRST_UID + slot, running_only=True)]
+    # the slots the batch used are free again (claimed here), and none of their users has a process left
+    left = [pid for slot in sandbox.claim_slots(8) for pid in sandbox._pids_of(sandbox.FIRST_UID + slot,
+                                                                                running_only=True)]
     t.check(not left, "no sandbox process is left running after the batch", left)
     # results.json: hidden tests, hidden from students, with sizes each lab allows
     with open(os.path.join(out, "all_correct", "results.json")) as fh:
@@ -207,6 +254,38 @@ def check_batch(t, tmp):
     except (OSError, ET.ParseError, TypeError):
         junit_ok = False
     t.check(junit_ok, "junit.xml is written and counts the failures")
+    invalid = []
+    for student in os.listdir(out):
+        if os.path.isfile(os.path.join(out, student, "junit.xml")):
+            try:
+                ET.parse(os.path.join(out, student, "junit.xml"))
+            except ET.ParseError as e:
+                invalid.append("%s: %s" % (student, e))
+    with open(os.path.join(out, "gradebook.csv"), "rb") as f:
+        raw = f.read()
+    controls = sorted(set(re.findall(rb"[\x00-\x09\x0b\x0c\x0e-\x1f\x7f]", raw)))
+    t.check(not invalid and not controls, "every junit.xml is valid XML; no control character reaches gradebook.csv",
+            invalid + [repr(c) for c in controls])
+    # reports of a test whose output holds every control character, a lone surrogate and 1 MB of text
+    nasty = "".join(map(chr, range(32))) + "\x7f\udce9" + "x" * (1 << 20)
+    results = [{"lab": LABS[0], "name": "nasty\x1b", "suite": "correctness", "passed": False, "output": nasty}]
+    where = os.path.join(tmp, "nasty")
+    labtool.write_reports(results, labtool.score(results), where, "emu")
+    try:
+        ET.parse(os.path.join(where, "junit.xml"))
+        with open(os.path.join(where, "results.json"), "rb") as f:
+            doc = f.read()
+        clean = (not re.search(rb"[\x00-\x08\x0b-\x1f\x7f]", doc) and b"more characters cut" in doc
+                 and len(doc) < 20000 and json.loads(doc)["tests"][0]["output"].startswith("\\x00"))
+    except (ET.ParseError, ValueError, OSError) as e:
+        clean = False
+        doc = str(e).encode()
+    t.check(clean, "a test's output with control characters and 1 MB of text: capped, escaped, valid junit.xml",
+            doc[:300])
+    big = [(p, os.path.getsize(p)) for p in (os.path.join(d, f) for d, _, fs in os.walk(out) for f in fs
+                                             if f in ("results.json", "junit.xml", "gradebook.csv"))
+           if os.path.getsize(p) > 1 << 20]
+    t.check(not big, "no report is larger than 1 MiB (each test's output is capped)", big)
     return submissions, out
 
 
@@ -227,6 +306,162 @@ def check_resume(t, submissions, out):
                 os.path.getmtime(os.path.join(out, s, "meta.json")) == m for s, m in before.items() if s != "empty"),
             "after one submission changes, only it is graded again; the gradebook keeps every row",
             proc.stdout[-2000:] + str(row))
+
+
+def check_lock_and_interrupt(t, submissions, out):
+    """A second run on the same folder is refused; Ctrl-C stops within seconds and keeps what was finished."""
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; sys.path.insert(0, %r); import classgrade; "
+                               "classgrade.lock_output(%r); print('locked', flush=True); time.sleep(60)"
+                               % (os.path.join(ROOT, "grader"), out)], stdout=subprocess.PIPE, text=True)
+    holder.stdout.readline()
+    proc = run_grade_all(submissions, out)
+    holder.kill()
+    holder.wait()
+    lines = [l for l in proc.stderr.strip().splitlines() if l]
+    t.check(proc.returncode != 0 and len(lines) == 1 and "another grade-all" in lines[0],
+            "a second grade-all on the same output folder says so in one line and exits", proc.stdout + proc.stderr)
+    rows_before = len(read_gradebook(out))
+    student = os.path.join(submissions, "zz_spinner", LABS[0])
+    os.makedirs(student)
+    shutil.copy(os.path.join(MALICIOUS, "lab1", "infinite_loop.cu"), os.path.join(student, "kernel.cu"))
+    env = dict(os.environ, **LIMITS, GRADE_CPU_S="120", GRADE_WALL_S="120")
+    proc = subprocess.Popen([sys.executable, os.path.join(ROOT, "grader", "classgrade.py"), "grade-all",
+                             "--submissions", submissions, "--out", out, "--jobs", "2", "--backend", "emu"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT)
+    deadline = time.time() + 300
+    while time.time() < deadline and not os.path.isfile(os.path.join(out, ".work", "zz_spinner", "build", "emu",
+                                                                        LABS[0], "tests")):
+        time.sleep(0.5)
+    time.sleep(3)  # a test case of the spinning kernel is running now
+    interrupted = time.time()
+    proc.send_signal(signal.SIGINT)
+    try:
+        output = proc.communicate(timeout=60)[0]
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        output = proc.communicate()[0]
+    seconds = time.time() - interrupted
+    shutil.rmtree(os.path.dirname(student))
+    t.check(seconds < 15 and proc.returncode != 0 and len(read_gradebook(out)) == rows_before and
+            not os.path.exists(os.path.join(out, "zz_spinner", "meta.json")),
+            "Ctrl-C during a spinning test stops grade-all in %.1f s; the gradebook keeps the %d finished rows and "
+            "the interrupted student is not recorded" % (seconds, rows_before), output[-2000:])
+
+
+def check_sandbox_walls(t, tmp):
+    """The sandbox alone, for what confinement would stop first: it must hold on its own too."""
+    where = os.path.join(tmp, "walls")
+    os.makedirs(where)
+    limits = dict(sandbox.DEFAULT_LIMITS, wall_s=20, cpu_s=8, total_memory_mb=512, disk_mb=64)
+
+    def box():
+        b = sandbox.Sandbox([os.path.join(ROOT, "common")], where, slot=sandbox.claim_slots(1)[0], limits=limits)
+        b.prepare()
+        return b
+    out = box().run(["sleep", "1000"])
+    t.check(out.limit and out.limit.startswith("wall-time"), "sandbox: sleeping forever meets the wall-time limit",
+            out.limit)
+    out = box().run(["sh", "-c", "i=0; while [ $i -lt 300 ]; do sleep 5 & i=$((i+1)); done; wait"])
+    t.check("fork" in (out.stderr + str(out.limit)).lower() or (out.limit or "").startswith("process"),
+            "sandbox: forking 300 processes meets the process limit", out.stderr[-500:] + str(out.limit))
+    out = box().run(["cat", os.path.join(ROOT, "grader", "hidden", "hidden_check.cpp"),
+                     os.path.join(ROOT, "solutions", LABS[0], "kernel.cu")])
+    t.check(out.returncode != 0 and "#include" not in out.stdout, "sandbox: the hidden tests and solutions are not "
+            "there to read", out.stdout[:300])
+    os.environ["GRADER_SECRET_FOR_TEST"] = "do-not-leak-4711"
+    try:
+        out = box().run(["sh", "-c", "env; cat /proc/1/environ /proc/1/cmdline; ls /proc"])
+    finally:
+        del os.environ["GRADER_SECRET_FOR_TEST"]
+    t.check("do-not-leak-4711" not in out.stdout + out.stderr, "sandbox: none of the grader's environment is "
+            "reachable inside, /proc/1 included", out.stdout[:500])
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    out = box().run(["bash", "-c", "echo hi > /dev/tcp/127.0.0.1/%d" % listener.getsockname()[1]])
+    listener.close()
+    t.check(out.returncode != 0, "sandbox: no network (a connection to 127.0.0.1 fails)", out.stderr[-300:])
+    script = ("import os, time\nfor _ in range(3):\n    if os.fork() == 0:\n        break\n"
+              "hold = b'x' * (300 << 20)\ntime.sleep(30)\n")
+    out = box().run(["python3", "-c", script])
+    t.check((out.limit or "").startswith("memory limit (512 MiB over all its processes)"),
+            "sandbox: four processes under the per-process memory limit meet the total memory limit", out.limit)
+    out = box().run(["sh", "-c", "for i in 1 2 3 4 5 6; do head -c 20000000 /dev/zero > f$i; done; sleep 30"])
+    t.check((out.limit or "").startswith("disk limit"), "sandbox: six 20 MB files meet the 64 MiB disk limit",
+            out.limit)
+    mine = set(sandbox.claim_slots(2))
+    other = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, %r); import sandbox; "
+                            "print(sandbox.claim_slots(2))" % os.path.join(ROOT, "grader")],
+                           capture_output=True, text=True).stdout
+    theirs = set(json.loads(other or "[]"))
+    t.check(len(theirs) == 2 and not mine & theirs, "two runs at once claim different sandbox users", (mine, theirs))
+
+
+def check_setpriv(t, tmp):
+    """Without bubblewrap (a Gradescope container), the student's code runs as an unprivileged user."""
+    ok, why = sandbox.fallback_available()
+    if not ok:
+        print("note: --sandbox setpriv not checked: " + why)
+        return
+    where = os.path.join(tmp, "setpriv")
+    os.makedirs(where)
+    judge = os.path.join(tmp, "judge-file")
+    with open(judge, "w") as f:
+        f.write("judge\n")
+    os.environ["GRADER_SECRET_FOR_TEST"] = "do-not-leak-4711"
+    try:
+        b = sandbox.Sandbox([], where, slot=sandbox.claim_slots(1)[0], mode="setpriv")
+        b.prepare()
+        out = b.run(["sh", "-c", "id -u; env; echo forged > %s; echo own > %s/own" % (judge, where)])
+    finally:
+        del os.environ["GRADER_SECRET_FOR_TEST"]
+    with open(judge) as f:
+        kept = f.read() == "judge\n"
+    t.check(out.stdout.split()[:1] != ["0"] and "do-not-leak-4711" not in out.stdout and kept and
+            os.path.isfile(os.path.join(where, "own")),
+            "setpriv mode: an unprivileged user with an empty environment, who can write its own folder only",
+            out.stdout[:500] + out.stderr[:500])
+    submission = os.path.join(tmp, "setpriv-submission")
+    os.makedirs(os.path.join(submission, LABS[0]))
+    shutil.copy(os.path.join(ROOT, "solutions", LABS[0], "kernel.cu"), os.path.join(submission, LABS[0]))
+    os.makedirs(os.path.join(submission, "lab3-boundary"))
+    shutil.copy(os.path.join(MALICIOUS, "lab3", "printed_report.cu"),
+                os.path.join(submission, "lab3-boundary", "kernel.cu"))
+    results = os.path.join(tmp, "setpriv-results")
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "grader", "classgrade.py"), "grade-one", "--submission",
+                           submission, "--out", results, "--backend", "emu", "--sandbox", "setpriv"],
+                          capture_output=True, text=True, env=dict(os.environ, **LIMITS), cwd=ROOT)
+    try:
+        with open(os.path.join(results, "results.json")) as f:
+            score = json.load(f)["score"]
+    except (OSError, ValueError, KeyError):
+        score = None
+    t.check(proc.returncode == 0 and score == 187.5, "grade-one --sandbox setpriv: a lab 1 solution and lab 3's "
+            "printed_report.cu get 100 + 87.5", proc.stdout[-1500:] + proc.stderr[-1500:])
+
+
+def check_nvcc_confinement(t, tmp):
+    """The GPU build's host object is checked too: nvcc's own constructor passes, a student's does not."""
+    nvcc = shutil.which("nvcc")
+    if not nvcc:
+        print("note: nvcc not found, so the GPU build's confinement was not checked")
+        return
+    cases = [("solutions/%s/kernel.cu" % LABS[0], LABS[0], ""),
+             ("solutions/lab3-boundary/kernel.cu", "lab3-boundary", ""),
+             ("grader/malicious/lab1/destructor.cu", LABS[0], "static constructor or destructor"),
+             ("grader/malicious/lab3/constructor_forges_report.cu", "lab3-boundary", "static constructor")]
+    for source, lab, reason in cases:
+        obj = os.path.join(tmp, "nvcc-" + os.path.basename(source) + ".o")
+        proc = subprocess.run([nvcc, "-O2", "-std=c++17", "-arch=sm_90", "-c", os.path.join(ROOT, source), "-I",
+                               os.path.join(ROOT, "common"), "-I", os.path.join(ROOT, "labs", lab), "-o", obj],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            t.check(False, "nvcc compiles %s" % source, proc.stderr[-1000:])
+            continue
+        reasons = confine.check_object(obj, source, backend="gpu")
+        t.check(any(reason in r for r in reasons) if reason else not reasons,
+                "nvcc's host object of %s: %s" % (source, "refused, '%s'" % reason if reason else "allowed"), reasons)
 
 
 def check_bad_input(t, tmp):
@@ -266,7 +501,7 @@ def check_handout(t, tmp):
         tf.extractall(where)  # our own tarball, just built
     course = os.path.join(where, "course")
     leaked = [p for p in INSTRUCTOR_ONLY if os.path.exists(os.path.join(course, p))]
-    t.check(not leaked and os.listdir(os.path.join(course, "grader")) == ["labtool.py"],
+    t.check(not leaked and sorted(os.listdir(os.path.join(course, "grader"))) == ["confine.py", "confine_allowlist.txt", "labtool.py"],
             "the handout has no solutions, hidden tests, catalogues or instructor tools", leaked)
     labs = sorted(os.listdir(os.path.join(course, "labs")))
     t.check(labs == LABS, "the handout has every lab (%s)" % ", ".join(labs))
@@ -338,6 +573,10 @@ def main(argv):
         batch = check_batch(t, tmp)
         if batch:
             check_resume(t, *batch)
+            check_lock_and_interrupt(t, *batch)
+        check_sandbox_walls(t, tmp)
+        check_setpriv(t, tmp)
+        check_nvcc_confinement(t, tmp)
         check_bad_input(t, tmp)
         check_handout(t, tmp)
         check_gradescope(t, tmp)

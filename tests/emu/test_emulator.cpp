@@ -799,7 +799,7 @@ TEST_CASE("reading shared memory no thread wrote is reported as kind uninitializ
 // Launch configuration errors
 // ===============================================================================================================
 // ---------------------------------------------------------------------------------------------------------------
-// LAUNCH CONFIGURATION TABLE: what a GPU returns, and so what the emulator must return (runtime.cpp, valid_launch()).
+// LAUNCH CONFIGURATION TABLE: what a GPU returns, and so what the emulator must return (common/emu/api.cpp, valid_launch()).
 // Seen on an H100 (driver 580.159.04, CUDA 13.0): every invalid case below answered cudaErrorInvalidValue.
 // tests/emu/gpu_check.sh diffs programs/launch_config.cu, which tries the same cases, between nvcc and the
 // emulator. If a GPU answers differently, fix the emulator and this table together.
@@ -916,6 +916,10 @@ const ErrorProgram kErrorPrograms[] = {
     {"error_race_missing_barrier", "race", cudaSuccess},
     {"error_uninitialized_shared", "uninitialized", cudaSuccess},
     {"error_misaligned_float4", "misaligned", cudaErrorMisalignedAddress},
+    {"error_warp_exited_lane", "warp", cudaSuccess},
+    {"error_warp_shfl_outside_mask", "warp", cudaSuccess},
+    {"error_warp_race_no_syncwarp", "race", cudaSuccess},
+    {"error_warp_stuck_collective", "warp", cudaErrorLaunchFailure},
 };
 
 TEST_CASE("error programs: the right error names after the launch, and the diagnostic on stderr and in the stats") {
@@ -1005,6 +1009,55 @@ TEST_CASE("races are reported identically with 1 and 2 worker threads") {
     CHECK(one.err == two.err);
     CHECK(one.stats == two.stats);
     CHECK(one.out == two.out);
+}
+
+// ===============================================================================================================
+// Warps: each diagnostic names the lanes and the lines involved, whatever the number of worker threads
+// ===============================================================================================================
+TEST_CASE("warp diagnostics name the lanes and the lines, identically with 1 and 2 worker threads") {
+    struct WarpCase {
+        const char* program;
+        std::vector<std::string> says;  // each must appear on stderr
+    };
+    const WarpCase cases[] = {
+        {"error_warp_stuck_collective",
+         {"lanes 0-15 of warp 0 of block (0,0,0) wait at __syncwarp(mask 0xffffffff) at "
+          "tests/emu/programs/error_warp_stuck_collective.cu:17",
+          "lanes 16-31 named in the mask wait at __syncthreads() at tests/emu/programs/error_warp_stuck_collective.cu:19"}},
+        {"error_warp_exited_lane",
+         {"error_warp_exited_lane.cu:17, but lanes 16-31 named in the mask have already exited",
+          "reads lane 16, which has already exited"}},
+        {"error_warp_shfl_outside_mask", {"calls __shfl_sync(mask 0x0000ffff) at", "reads lane 16, which is not named in the mask"}},
+        {"error_warp_race_no_syncwarp",
+         {"(lanes 0 and 1 of warp 0: a warp does not run in lockstep", "error_warp_race_no_syncwarp.cu:24"}},
+    };
+    for (const WarpCase& c : cases) {
+        const std::string name = c.program;
+        CAPTURE(name);
+        const Run one = run({program(c.program)}, Settings{/*threads*/ "1"});
+        const Run two = run({program(c.program)}, Settings{/*threads*/ "2"});
+        INFO("stderr:\n", one.err);
+        for (const std::string& text : c.says) CHECK(contains(one.err, text));
+        CHECK(one.err == two.err);
+        CHECK(one.stats == two.stats);
+        CHECK(one.out == two.out);
+    }
+    // the stuck collective ends its block before the __syncthreads(), and the launch with an error
+    const Run stuck = run({program("error_warp_stuck_collective")});
+    CHECK(count_of(stuck.err, "cudaemu: warp") == 1);
+    CHECK(count_of(stuck.err, "cudaemu: barrier") == 0);
+}
+
+TEST_CASE("warp programs give the same results with 1 and 2 worker threads, and no diagnostics") {
+    for (const char* name : {"warp_shuffle", "warp_vote", "cooperative_groups"}) {
+        CAPTURE(name);
+        const Run one = run({program(name)}, Settings{/*threads*/ "1"});
+        const Run two = run({program(name)}, Settings{/*threads*/ "2"});
+        CHECK(one.exit_code == 0);
+        CHECK(one.err == "");
+        CHECK(one.out == two.out);
+        CHECK(one.stats == two.stats);
+    }
 }
 
 TEST_CASE("the tiled matmul gives bit-identical C with 1 and 2 worker threads") {
@@ -1122,10 +1175,19 @@ TEST_CASE("emucc rejects what the emulator does not support, and names it") {
          "    out[threadIdx.x] = buffer[threadIdx.x];\n"
          "}\n"
          "int main() { return 0; }\n"},
-        {"warp_shuffle", "__shfl_sync",
+        {"grid_group", "this_grid",
+         "#include <cooperative_groups.h>\n"
          "__global__ void k(float* out) {\n"
-         "    out[threadIdx.x] = __shfl_sync(0xffffffffu, out[threadIdx.x], 0);\n"
+         "    auto grid = cooperative_groups::this_grid();\n"
+         "    out[threadIdx.x] = 1.0f;\n"
          "}\n"
+         "int main() { return 0; }\n"},
+        {"legacy_shuffle", "__shfl",
+         "__global__ void k(float* out) { out[threadIdx.x] = __shfl(out[threadIdx.x], 0); }\n"
+         "int main() { return 0; }\n"},
+        {"tensor_cores", "wmma",
+         "#include <mma.h>\n"
+         "__global__ void k(float* out) { out[0] = 0.0f; }\n"
          "int main() { return 0; }\n"},
         {"constant_memory", "__constant__",
          "__constant__ float weights[4];\n"

@@ -143,8 +143,9 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event);
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end);
 cudaError_t cudaEventDestroy(cudaEvent_t event);
 
-// Device-side functions, defined out of line so that the emulator can count and check them.
-void __syncthreads(void);
+// Device-side functions, defined out of line so that the emulator can count and check them. Barriers are never
+// tail calls, so that their return address is the line of the call (a barrier is told apart by its line).
+__attribute__((not_tail_called)) void __syncthreads(void);
 void __threadfence(void);
 void __threadfence_block(void);
 }
@@ -174,6 +175,7 @@ __attribute__((const)) dim3 grid_dim();
 #define blockDim (::cudaemu::block_dim())
 #define gridDim (::cudaemu::grid_dim())
 constexpr int warpSize = 32;
+#include "cudaemu_warp.h"
 
 // ---------------------------------------------------------------------------------------------------------------
 // Math: the device functions CUDA adds on top of <math.h>
@@ -214,18 +216,6 @@ inline T __ldg(const T* p) { return *p; }
     static_assert(sizeof...(Args) > 1000000, #name " is not supported by the CPU emulator: " why); \
     return 0;                                                                                          \
   }
-CUDAEMU_UNSUPPORTED(__shfl_sync, "no warp-synchronous code (docs/emulator.md)")
-CUDAEMU_UNSUPPORTED(__shfl_up_sync, "no warp-synchronous code (docs/emulator.md)")
-CUDAEMU_UNSUPPORTED(__shfl_down_sync, "no warp-synchronous code (docs/emulator.md)")
-CUDAEMU_UNSUPPORTED(__shfl_xor_sync, "no warp-synchronous code (docs/emulator.md)")
-CUDAEMU_UNSUPPORTED(__ballot_sync, "no warp-synchronous code (docs/emulator.md)")
-CUDAEMU_UNSUPPORTED(__any_sync, "no warp-synchronous code (docs/emulator.md)")
-CUDAEMU_UNSUPPORTED(__all_sync, "no warp-synchronous code (docs/emulator.md)")
-CUDAEMU_UNSUPPORTED(__syncwarp, "no warp-synchronous code (docs/emulator.md)")
-CUDAEMU_UNSUPPORTED(__activemask, "no warp-synchronous code (docs/emulator.md)")
-CUDAEMU_UNSUPPORTED(__syncthreads_count, "only plain __syncthreads() (docs/emulator.md)")
-CUDAEMU_UNSUPPORTED(__syncthreads_and, "only plain __syncthreads() (docs/emulator.md)")
-CUDAEMU_UNSUPPORTED(__syncthreads_or, "only plain __syncthreads() (docs/emulator.md)")
 CUDAEMU_UNSUPPORTED(cudaMallocManaged, "no managed memory (docs/emulator.md)")
 CUDAEMU_UNSUPPORTED(cudaMallocHost, "no pinned host memory (docs/emulator.md)")
 CUDAEMU_UNSUPPORTED(cudaMemcpyAsync, "no streams (docs/emulator.md)")

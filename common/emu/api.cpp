@@ -1,0 +1,287 @@
+// api.cpp — the CUDA runtime API outside device memory (memory.cpp): configuration, the error state, kernel
+// launches (validated, run on the worker pool, reported), synchronisation, error names, device properties, events.
+#include "api.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "include/cudaemu.h"
+#include "memory.h"
+#include "report.h"
+#include "scheduler.h"
+
+namespace cudaemu {
+
+const Config& config() {
+  static const Config c = [] {
+    Config c;
+    unsigned hw = std::thread::hardware_concurrency();
+    c.workers = hw ? hw : 1;
+    if (const char* s = getenv("CUDAEMU_THREADS"); s && atoi(s) > 0) c.workers = static_cast<unsigned>(atoi(s));
+    if (const char* s = getenv("CUDAEMU_TIMEOUT"); s && atof(s) > 0) c.timeout_s = atof(s);
+    if (const char* s = getenv("CUDAEMU_STATS"); s && *s) c.stats_path = s;
+    if (const char* s = getenv("CUDAEMU_QUIET"); s && *s && strcmp(s, "0") != 0) c.quiet = true;
+    if (const char* s = getenv("CUDAEMU_STACK_KB"); s && atoi(s) >= 16) c.stack_bytes = size_t(atoi(s)) * 1024;
+    return c;
+  }();
+  return c;
+}
+
+std::mutex g_api_mutex;
+cudaError_t g_last_error = cudaSuccess;
+cudaError_t g_sticky_error = cudaSuccess;
+cudaError_t g_pending_error = cudaSuccess;  // from the last launch, returned by the next synchronising call
+
+cudaError_t record(cudaError_t e) {
+  if (e != cudaSuccess && g_last_error == cudaSuccess) g_last_error = e;
+  return e;
+}
+
+cudaError_t record_locked(cudaError_t e) {
+  std::lock_guard<std::mutex> api(g_api_mutex);
+  return record(e);
+}
+
+// A synchronising call (cudaDeviceSynchronize, cudaMemcpy, ...) first reports what a kernel did.
+cudaError_t sync_status() {
+  if (g_pending_error != cudaSuccess) {
+    g_sticky_error = g_pending_error;
+    g_pending_error = cudaSuccess;
+  }
+  return g_sticky_error;
+}
+
+namespace {
+
+bool valid_launch(dim3 grid, dim3 block, size_t shmem, cudaStream_t stream, cudaError_t* error) {
+  // CUDA 13 on an H100 answers every one of these with cudaErrorInvalidValue (older runtimes said
+  // cudaErrorInvalidConfiguration); checked on the device with tests/emu/programs/launch_config.cu.
+  uint64_t threads = uint64_t(block.x) * block.y * block.z;
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 || block.z == 0)
+    *error = cudaErrorInvalidValue;
+  else if (block.x > 1024 || block.y > 1024 || block.z > 64 || threads > 1024)
+    *error = cudaErrorInvalidValue;
+  else if (grid.x > 2147483647u || grid.y > 65535 || grid.z > 65535)
+    *error = cudaErrorInvalidValue;
+  else if (shmem > 48 * 1024)
+    *error = cudaErrorInvalidValue;
+  else if (stream != nullptr)
+    *error = cudaErrorInvalidResourceHandle;
+  else
+    return true;
+  return false;
+}
+
+}  // namespace
+
+void launch(const LaunchSite& site, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream, ThreadEntry entry,
+            void* closure) {
+  if (Worker* w = tls_worker; w && w->current) {  // a kernel launching a kernel
+    add_diag(*w, DiagKind::kUnsupported, w->current->linear, 0, 0,
+             "kernel code at " + std::string(site.file) + ":" + std::to_string(site.line) + " launches kernel '" +
+                 site.kernel + "': dynamic parallelism is not supported by the CPU emulator");
+    abort_block(*w, cudaErrorLaunchFailure);
+  }
+  std::lock_guard<std::mutex> api(g_api_mutex);
+  LaunchReport report;
+  report.kernel = site.kernel;
+  report.grid = grid;
+  report.block = block;
+  cudaError_t error = cudaSuccess;
+  if (g_sticky_error != cudaSuccess || g_pending_error != cudaSuccess) {
+    record(g_sticky_error != cudaSuccess ? g_sticky_error : g_pending_error);
+    return;
+  }
+  if (!valid_launch(grid, block, shmem, stream, &error)) {
+    record(error);
+    report.error = error;
+    g_reports.push_back(report);
+    write_stats_line(report);
+    return;
+  }
+  Launch L;
+  L.site = site;
+  L.grid = grid;
+  L.block = block;
+  L.threads_per_block = block.x * block.y * block.z;
+  L.total_blocks = uint64_t(grid.x) * grid.y * grid.z;
+  L.entry = entry;
+  L.closure = closure;
+  L.start = std::chrono::steady_clock::now();
+  g_abort_kernel.store(false);
+  watch(&L);
+  run_grid(L);
+  watch(nullptr);
+  finish_report(report, all_workers());
+  if (report.error != cudaSuccess) g_pending_error = report.error;
+  print_report(report);
+  write_stats_line(report);
+  g_reports.push_back(std::move(report));
+}
+
+}  // namespace cudaemu
+
+using namespace cudaemu;
+
+extern "C" {
+
+cudaError_t cudaDeviceSynchronize(void) {
+  std::lock_guard<std::mutex> api(g_api_mutex);
+  return record(sync_status());
+}
+
+cudaError_t cudaDeviceReset(void) {
+  std::lock_guard<std::mutex> api(g_api_mutex);
+  for (auto& al : g_allocations)
+    if (al->live) release(*al);
+  g_last_error = g_sticky_error = g_pending_error = cudaSuccess;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetLastError(void) {
+  std::lock_guard<std::mutex> api(g_api_mutex);
+  cudaError_t e = g_sticky_error != cudaSuccess ? g_sticky_error : g_last_error;
+  g_last_error = cudaSuccess;
+  return e;
+}
+
+cudaError_t cudaPeekAtLastError(void) {
+  std::lock_guard<std::mutex> api(g_api_mutex);
+  return g_sticky_error != cudaSuccess ? g_sticky_error : g_last_error;
+}
+
+const char* cudaGetErrorName(cudaError_t error) {
+  switch (error) {
+#define CUDAEMU_NAME(e) \
+  case e: return #e;
+    CUDAEMU_NAME(cudaSuccess)
+    CUDAEMU_NAME(cudaErrorInvalidValue)
+    CUDAEMU_NAME(cudaErrorMemoryAllocation)
+    CUDAEMU_NAME(cudaErrorInitializationError)
+    CUDAEMU_NAME(cudaErrorInvalidConfiguration)
+    CUDAEMU_NAME(cudaErrorInvalidPitchValue)
+    CUDAEMU_NAME(cudaErrorInvalidDevicePointer)
+    CUDAEMU_NAME(cudaErrorInvalidMemcpyDirection)
+    CUDAEMU_NAME(cudaErrorInvalidDeviceFunction)
+    CUDAEMU_NAME(cudaErrorNoDevice)
+    CUDAEMU_NAME(cudaErrorInvalidDevice)
+    CUDAEMU_NAME(cudaErrorInvalidResourceHandle)
+    CUDAEMU_NAME(cudaErrorNotReady)
+    CUDAEMU_NAME(cudaErrorIllegalAddress)
+    CUDAEMU_NAME(cudaErrorLaunchOutOfResources)
+    CUDAEMU_NAME(cudaErrorLaunchTimeout)
+    CUDAEMU_NAME(cudaErrorIllegalInstruction)
+    CUDAEMU_NAME(cudaErrorMisalignedAddress)
+    CUDAEMU_NAME(cudaErrorLaunchFailure)
+    CUDAEMU_NAME(cudaErrorUnknown)
+#undef CUDAEMU_NAME
+  }
+  return "cudaErrorUnknown";
+}
+
+const char* cudaGetErrorString(cudaError_t error) {
+  switch (error) {
+    case cudaSuccess: return "no error";
+    case cudaErrorInvalidValue: return "invalid argument";
+    case cudaErrorMemoryAllocation: return "out of memory";
+    case cudaErrorInitializationError: return "initialization error";
+    case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+    case cudaErrorInvalidPitchValue: return "invalid pitch argument";
+    case cudaErrorInvalidDevicePointer: return "invalid device pointer";
+    case cudaErrorInvalidMemcpyDirection: return "invalid copy direction for memcpy";
+    case cudaErrorInvalidDeviceFunction: return "invalid device function";
+    case cudaErrorNoDevice: return "no CUDA-capable device is detected";
+    case cudaErrorInvalidDevice: return "invalid device ordinal";
+    case cudaErrorInvalidResourceHandle: return "invalid resource handle";
+    case cudaErrorNotReady: return "device not ready";
+    case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
+    case cudaErrorLaunchOutOfResources: return "too many resources requested for launch";
+    case cudaErrorLaunchTimeout: return "the launch timed out and was terminated";
+    case cudaErrorIllegalInstruction: return "an illegal instruction was encountered";
+    case cudaErrorMisalignedAddress: return "misaligned address";
+    case cudaErrorLaunchFailure: return "unspecified launch failure";
+    case cudaErrorUnknown: return "unknown error";
+  }
+  return "unknown error";
+}
+
+cudaError_t cudaGetDeviceCount(int* count) {
+  if (!count) return record_locked(cudaErrorInvalidValue);
+  *count = 1;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetDevice(int* device) {
+  if (!device) return record_locked(cudaErrorInvalidValue);
+  *device = 0;
+  return cudaSuccess;
+}
+
+cudaError_t cudaSetDevice(int device) {
+  std::lock_guard<std::mutex> api(g_api_mutex);
+  return device == 0 ? cudaSuccess : record(cudaErrorInvalidDevice);
+}
+
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
+  if (!prop) return record_locked(cudaErrorInvalidValue);
+  if (device != 0) return record_locked(cudaErrorInvalidDevice);
+  *prop = cudaDeviceProp{};
+  snprintf(prop->name, sizeof prop->name, "cudaemu CPU emulator (%u worker threads)", config().workers);
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  prop->totalGlobalMem = pages > 0 && page > 0 ? size_t(pages) * size_t(page) : 0;
+  prop->sharedMemPerBlock = 48 * 1024;
+  prop->regsPerBlock = 65536;
+  prop->warpSize = 32;
+  prop->maxThreadsPerBlock = 1024;
+  prop->maxThreadsDim[0] = 1024, prop->maxThreadsDim[1] = 1024, prop->maxThreadsDim[2] = 64;
+  prop->maxGridSize[0] = 2147483647, prop->maxGridSize[1] = 65535, prop->maxGridSize[2] = 65535;
+  prop->totalConstMem = 0;
+  prop->major = 0;  // not a GPU architecture
+  prop->minor = 0;
+  prop->multiProcessorCount = static_cast<int>(config().workers);
+  prop->maxThreadsPerMultiProcessor = 1024;
+  prop->sharedMemPerMultiprocessor = 48 * 1024;
+  prop->regsPerMultiprocessor = 65536;
+  return cudaSuccess;
+}
+
+struct CUevent_st {
+  std::chrono::steady_clock::time_point when;
+  bool recorded = false;
+};
+
+cudaError_t cudaEventCreate(cudaEvent_t* event) {
+  if (!event) return record_locked(cudaErrorInvalidValue);
+  *event = new CUevent_st();
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  if (!event) return record_locked(cudaErrorInvalidResourceHandle);
+  if (stream) return record_locked(cudaErrorInvalidResourceHandle);
+  event->when = std::chrono::steady_clock::now();  // launches are synchronous, so "now" is when the stream gets here
+  event->recorded = true;
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t event) { return event ? cudaSuccess : cudaErrorInvalidResourceHandle; }
+
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
+  if (!ms || !start || !end) return record_locked(cudaErrorInvalidValue);
+  if (!start->recorded || !end->recorded) return record_locked(cudaErrorInvalidResourceHandle);
+  *ms = std::chrono::duration<float, std::milli>(end->when - start->when).count();
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  if (!event) return record_locked(cudaErrorInvalidResourceHandle);
+  delete event;
+  return cudaSuccess;
+}
+
+}  // extern "C"

@@ -1,0 +1,349 @@
+// checks.cpp — the access checks and shadow memory. Kernel code compiled by tools/emucc calls
+// __sanitizer_cov_load{1,2,4,8,16} / __sanitizer_cov_store{...} before every load and store it makes (clang's
+// SanitizerCoverage, applied before optimisation so that every access in the source is seen once). The runtime
+// is compiled WITHOUT that instrumentation. Each address is classified:
+//   - inside the device arena (all cudaMalloc memory lives in one reserved range): global memory — counted, bounds
+//     checked against the live allocations;
+//   - inside the program's TLS block while a kernel runs (__shared__ is `static thread_local`): shared memory —
+//     counted, and tracked per byte for races and uninitialised reads;
+//   - anything else (a thread's own stack, host memory): not counted.
+// Every access is also checked for alignment. This is the hot path: keep it in one file, so that it inlines.
+#include "checks.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <set>
+
+#include "api.h"
+#include "memory.h"
+#include "scheduler.h"
+#include "symbols.h"
+
+namespace cudaemu {
+
+__thread Worker* tls_worker = nullptr;
+
+void judge_pending_reads(Worker& w) {
+  for (const Worker::PendingRead& p : w.pending_reads) {
+    const ShadowByte& s = w.split[p.offset / 4] ? w.shadow_bytes[p.offset] : w.shadow_words[p.offset / 4];
+    if (s.write_epoch >= w.interval_start && s.write_tid != p.tid) continue;  // a race, already reported
+    add_diag(w, DiagKind::kUninitialized, p.tid, p.pc, 0,
+             "uninitialised shared memory: thread " + tid_coord(w, p.tid) + " of block " + coord(w.block_idx) +
+                 " reads " + shared_variable_at(p.offset) +
+                 " at %1, but no thread of this block has written it — is a load (or its zero fill) missing?");
+  }
+  w.pending_reads.clear();
+}
+
+namespace {
+
+std::string describe_oob(uintptr_t a, size_t size) {
+  // The nearest allocation, live or freed, names what the kernel was probably indexing.
+  const Allocation* best = nullptr;
+  uint64_t best_distance = UINT64_MAX;
+  for (const auto& al : g_allocations) {
+    uint64_t d = a < al->base ? al->base - a : (a >= al->base + al->bytes ? a - (al->base + al->bytes) + 1 : 0);
+    if (d < best_distance) best_distance = d, best = al.get();
+  }
+  if (!best) return "address 0x" + std::to_string(a) + " is not in any allocation";
+  int64_t offset = static_cast<int64_t>(a) - static_cast<int64_t>(best->base);
+  int64_t element = offset >= 0 ? offset / int64_t(size) : -((-offset + int64_t(size) - 1) / int64_t(size));
+  std::string where = "'" + best->name + "'";
+  std::string made = best->file.empty() ? "" : ", allocated at " + best->file + ":" + std::to_string(best->line);
+  std::string what = "element " + std::to_string(element) + " of " + where + " (" +
+                     std::to_string(best->bytes / size) + " elements of " + std::to_string(size) + " bytes" + made +
+                     ")";
+  if (!best->live) return what + ", which was freed before this access";
+  if (offset < 0) return what + ": " + std::to_string(-offset) + " bytes before its start";
+  return what + ": " + std::to_string(a + size - (best->base + best->bytes)) + " bytes past its end";
+}
+
+[[noreturn]] void out_of_bounds(Worker& w, uintptr_t a, size_t size, bool store, uintptr_t pc) {
+  add_diag(w, DiagKind::kOutOfBounds, w.current->linear, pc, 0,
+           std::string("out-of-bounds ") + (store ? "store" : "load") + " of " + std::to_string(size) +
+               " bytes at %1 by thread " + coord(w.current->idx) + " of block " + coord(w.block_idx) + ": " +
+               describe_oob(a, size));
+  abort_block(w, cudaErrorIllegalAddress);
+}
+
+std::mutex g_host_access_mutex;
+std::set<uintptr_t> g_host_access_reported;
+
+void host_access(uintptr_t a, size_t size, bool store, uintptr_t pc) {
+  {
+    std::lock_guard<std::mutex> lock(g_host_access_mutex);
+    if (!g_host_access_reported.insert(pc).second) return;
+  }
+  if (config().quiet) return;
+  SourceLocation loc = location_of(pc);
+  Allocation* al = live_allocation_containing(reinterpret_cast<void*>(a), size);
+  fprintf(stderr,
+          "%s: cudaemu: host-access: host code %s device memory%s%s%s — on a GPU this crashes; copy it with "
+          "cudaMemcpy\n",
+          loc.text().c_str(), store ? "writes" : "reads", al ? " ('" : "", al ? al->name.c_str() : "",
+          al ? "')" : "");
+}
+
+uint32_t* counter_array(size_t words) {
+  auto* p = static_cast<uint32_t*>(calloc(words, 4));
+  if (!p) {
+    fprintf(stderr, "cudaemu: out of host memory for access counters\n");
+    exit(2);
+  }
+  return p;
+}
+
+}  // namespace
+
+__attribute__((noinline)) void global_access(uintptr_t a, size_t size, bool store, uintptr_t pc) {
+  Worker* w = tls_worker;
+  Fiber* f = w ? w->current : nullptr;
+  if (!f) {
+    host_access(a, size, store, pc);
+    return;
+  }
+  if (g_abort_kernel.load(std::memory_order_relaxed)) abort_for_timeout(*w);
+  Allocation* al = allocation_at(a);
+  if (!al || !al->live || a < al->base || a + size > al->base + al->bytes) out_of_bounds(*w, a, size, store, pc);
+  size_t first = (a - al->base) >> 2, last = (a + size - 1 - al->base) >> 2;
+  if (store) {
+    w->global_store += size;
+    f->store_bytes += size;
+    w->alloc_store[al->id] += size;
+    uint32_t*& writes = al->writes[w->index];
+    if (__builtin_expect(!writes, 0)) writes = counter_array(al->words);
+    uint32_t writer = static_cast<uint32_t>(std::min<uint64_t>(w->block_linear + 1, UINT32_MAX));
+    for (size_t i = first; i <= last; ++i) {
+      writes[i]++;
+      __atomic_store_n(&al->writer[i], writer, __ATOMIC_RELAXED);
+    }
+  } else {
+    w->global_load += size;
+    f->load_bytes += size;
+    w->alloc_load[al->id] += size;
+    uint32_t*& reads = al->reads[w->index];
+    if (__builtin_expect(!reads, 0)) reads = counter_array(al->words);
+    for (size_t i = first; i <= last; ++i) reads[i]++;
+  }
+}
+
+namespace {
+
+// True when the write by thread `writer` (at `epoch`, in the current barrier interval) is ordered before an access by
+// `tid` through a __syncwarp() both took part in. Only lanes of one warp order their accesses that way.
+inline bool warp_ordered(const Worker& w, uint32_t tid, uint32_t other, uint32_t epoch) {
+  return same_warp(tid, other) && w.pair_sync[tid * 32 + (other & 31)] > epoch;
+}
+
+// "threads (1,0,0) and (2,0,0) of block (0,0,0)", and what is missing between them: lanes of one warp need a
+// __syncwarp(), threads of different warps a __syncthreads().
+std::string missing_sync(const Worker& w, uint32_t a, uint32_t b) {
+  if (b != kManyReaders && same_warp(a, b))
+    return "with no __syncthreads() or __syncwarp() between them (lanes " + std::to_string(b & 31) + " and " +
+           std::to_string(a & 31) + " of warp " + std::to_string(a >> 5) +
+           ": a warp does not run in lockstep on Volta and newer GPUs) — is a __syncthreads() missing, or a "
+           "__syncwarp() where only this warp shares the data?";
+  return "with no __syncthreads() between them — is a __syncthreads() missing?";
+}
+
+// An access in the current barrier interval that conflicts with an earlier one by another thread: a race, unless
+// the two are lanes of one warp with a __syncwarp() between them.
+__attribute__((noinline, cold)) void check_race(Worker& w, uint16_t tid, uintptr_t pc, size_t offset,
+                                               const ShadowByte& s, bool store) {
+  const uint32_t start = w.interval_start;
+  if (s.write_epoch >= start && s.write_tid != tid && !warp_ordered(w, tid, s.write_tid, s.write_epoch)) {
+    if (store) {
+      add_diag_lazy(w, DiagKind::kRace, tid, pc, s.write_pc, [&] {
+        return "race on shared memory between %2 and %1: threads " + tid_coord(w, s.write_tid) + " and " +
+               coord(w.current->idx) + " of block " + coord(w.block_idx) + " both write " +
+               shared_variable_at(offset) + " " + missing_sync(w, tid, s.write_tid);
+      });
+    } else {
+      add_diag_lazy(w, DiagKind::kRace, tid, pc, s.write_pc, [&] {
+        return "race on shared memory between %2 and %1: thread " + tid_coord(w, s.write_tid) + " writes " +
+               shared_variable_at(offset) + " and thread " + coord(w.current->idx) + " of block " +
+               coord(w.block_idx) + " reads it " + missing_sync(w, tid, s.write_tid);
+      });
+    }
+    return;
+  }
+  if (!store || s.read_epoch < start) return;
+  // a store after reads: every reader but this thread must be a lane of its warp that synchronised with it since
+  bool unordered = s.read_tid == kManyReaders || !same_warp(s.read_tid, tid);
+  for (uint32_t lanes = s.read_lanes & ~(1u << (tid & 31)); !unordered && lanes; lanes &= lanes - 1)
+    unordered = !warp_ordered(w, tid, (tid & ~31u) | __builtin_ctz(lanes), s.read_epoch);
+  if (!unordered) return;
+  const uint32_t reader = s.read_tid == kManyReaders || s.read_tid != tid
+                              ? s.read_tid
+                              : (tid & ~31u) | __builtin_ctz(s.read_lanes & ~(1u << (tid & 31)));
+  add_diag_lazy(w, DiagKind::kRace, tid, pc, s.read_pc, [&] {
+    return "race on shared memory between %2 and %1: thread " +
+           (reader == kManyReaders ? std::string("(several)") : tid_coord(w, static_cast<uint16_t>(reader))) +
+           " reads " + shared_variable_at(offset) + " and thread " + coord(w.current->idx) + " of block " +
+           coord(w.block_idx) + " overwrites it " + missing_sync(w, tid, reader);
+  });
+}
+
+// One shadow cell's bookkeeping for one access by thread `tid` in the current barrier interval.
+__attribute__((always_inline)) inline void track(Worker& w, ShadowByte& s, size_t offset, uint16_t tid, uintptr_t pc, bool store) {
+  const uint32_t epoch = w.epoch, start = w.interval_start;
+  if (store) {
+    if ((s.write_epoch >= start && s.write_tid != tid) ||
+        (s.read_epoch >= start && (s.read_tid != tid || (s.read_lanes & ~(1u << (tid & 31))))))
+      check_race(w, tid, pc, offset, s, true);
+    s.write_epoch = epoch;
+    s.write_tid = tid;
+    s.write_pc = pc;
+  } else {
+    if (s.write_epoch < w.block_first_epoch) {
+      if (w.pending_reads.size() < 4096) w.pending_reads.push_back({offset, epoch, tid, pc});
+    } else if (s.write_epoch >= start && s.write_tid != tid) {
+      check_race(w, tid, pc, offset, s, false);
+    }
+    if (s.read_epoch < start) {
+      s.read_tid = tid;
+      s.read_lanes = 1u << (tid & 31);
+      s.read_pc = pc;
+    } else if (s.read_tid != tid && s.read_tid != kManyReaders) {
+      if (same_warp(s.read_tid, tid))
+        s.read_lanes |= 1u << (tid & 31);
+      else
+        s.read_tid = kManyReaders;
+    }
+    s.read_epoch = epoch;
+  }
+}
+
+__attribute__((noinline)) void shared_access_bytes(Worker& w, size_t offset, size_t size, uint16_t tid, uintptr_t pc,
+                                                   bool store) {
+  for (size_t b = offset; b < offset + size; ++b) {
+    size_t word = b / 4;
+    if (!w.split[word]) {  // from now on this word is tracked per byte, starting from its word state
+      for (size_t i = 0; i < 4; ++i) w.shadow_bytes[word * 4 + i] = w.shadow_words[word];
+      w.split[word] = 1;
+    }
+    track(w, w.shadow_bytes[b], b, tid, pc, store);
+  }
+}
+
+__attribute__((always_inline)) inline void shared_access(Worker& w, uintptr_t a, size_t size, bool store, uintptr_t pc) {
+  if (g_abort_kernel.load(std::memory_order_relaxed)) abort_for_timeout(w);
+  const uint16_t tid = static_cast<uint16_t>(w.current->linear);
+  size_t offset = a - w.shared_lo;
+  if (offset + size > w.shared_size) size = w.shared_size - offset;
+  (store ? w.shared_store : w.shared_load) += size;
+  if ((offset | size) & 3) {
+    shared_access_bytes(w, offset, size, tid, pc, store);
+    return;
+  }
+  for (size_t word = offset / 4; word < (offset + size) / 4; ++word) {
+    if (__builtin_expect(w.split[word], 0))
+      shared_access_bytes(w, word * 4, 4, tid, pc, store);
+    else
+      track(w, w.shadow_words[word], word * 4, tid, pc, store);
+  }
+}
+
+// A GPU faults on an access whose address is not a multiple of the alignment its instruction needs: the size
+// of the value, or more for a vector (a float4's first element is loaded by a 16-byte instruction). Reached only
+// for a misaligned address; ends the block if a kernel made the access to global or shared memory.
+__attribute__((noinline, cold)) void misaligned(uintptr_t a, size_t align, bool store, uintptr_t pc) {
+  Worker* w = tls_worker;
+  if (!w || !w->current) return;  // host code
+  std::string where;
+  if (a - g_arena_base < g_arena_size) {
+    Allocation* al = allocation_at(a);
+    where = al ? "'" + al->name + "' (byte " + std::to_string(a - al->base) + ")" : "global memory";
+  } else if (a - w->shared_lo < w->shared_size) {
+    where = "shared " + shared_variable_at(a - w->shared_lo);
+  } else {
+    return;  // the thread's own stack
+  }
+  add_diag(*w, DiagKind::kMisaligned, w->current->linear, pc, 0,
+           std::string("misaligned ") + (store ? "store" : "load") + " at %1 by thread " + coord(w->current->idx) +
+               " of block " + coord(w->block_idx) + ": the " + (store ? "store" : "load") + " needs " +
+               std::to_string(align) + "-byte alignment, and " + where + " is " + std::to_string(a % align) +
+               " bytes past a multiple of " + std::to_string(align) +
+               " — a float4 must start at a multiple of 16 bytes (a float2 at 8): is the row length a multiple "
+               "of 4?");
+  abort_block(*w, cudaErrorMisalignedAddress);
+}
+
+// `align`: the alignment the access needs (0 or 1: none).
+__attribute__((always_inline)) inline void on_access(uintptr_t a, size_t size, bool store, uintptr_t pc,
+                                                     size_t align = 0) {
+  if (__builtin_expect(align > 1 && (a & (align - 1)), 0)) misaligned(a, align, store, pc);
+  if (a - g_arena_base < g_arena_size) {
+    global_access(a, size, store, pc);
+    return;
+  }
+  Worker* w = tls_worker;
+  if (w && w->current && a - w->shared_lo < w->shared_size) shared_access(*w, a, size, store, pc);
+}
+
+}  // namespace
+}  // namespace cudaemu
+
+using namespace cudaemu;
+
+// ===============================================================================================================
+// SanitizerCoverage callbacks (instrumented code calls these before each access)
+// ===============================================================================================================
+extern "C" {
+// A load or store of N bytes must be N-aligned, as on a GPU.
+void __sanitizer_cov_load1(uint8_t* a) { on_access(reinterpret_cast<uintptr_t>(a), 1, false, CUDAEMU_RA); }
+void __sanitizer_cov_load2(uint16_t* a) { on_access(reinterpret_cast<uintptr_t>(a), 2, false, CUDAEMU_RA, 2); }
+void __sanitizer_cov_load4(uint32_t* a) { on_access(reinterpret_cast<uintptr_t>(a), 4, false, CUDAEMU_RA, 4); }
+void __sanitizer_cov_load8(uint64_t* a) { on_access(reinterpret_cast<uintptr_t>(a), 8, false, CUDAEMU_RA, 8); }
+void __sanitizer_cov_load16(__int128* a) { on_access(reinterpret_cast<uintptr_t>(a), 16, false, CUDAEMU_RA, 16); }
+void __sanitizer_cov_store1(uint8_t* a) { on_access(reinterpret_cast<uintptr_t>(a), 1, true, CUDAEMU_RA); }
+void __sanitizer_cov_store2(uint16_t* a) { on_access(reinterpret_cast<uintptr_t>(a), 2, true, CUDAEMU_RA, 2); }
+void __sanitizer_cov_store4(uint32_t* a) { on_access(reinterpret_cast<uintptr_t>(a), 4, true, CUDAEMU_RA, 4); }
+void __sanitizer_cov_store8(uint64_t* a) { on_access(reinterpret_cast<uintptr_t>(a), 8, true, CUDAEMU_RA, 8); }
+void __sanitizer_cov_store16(__int128* a) { on_access(reinterpret_cast<uintptr_t>(a), 16, true, CUDAEMU_RA, 16); }
+
+// emucc calls these instead where the compiler's alignment for an access differs from its size: more for a
+// piece of a vector (the first float of a float4 copy is `align 16`), less for a packed structure.
+#define CUDAEMU_ALIGNED(N, A)                                                                              \
+  void __cudaemu_load##N##_align##A(void* a) { on_access(reinterpret_cast<uintptr_t>(a), N, false, CUDAEMU_RA, A); } \
+  void __cudaemu_store##N##_align##A(void* a) { on_access(reinterpret_cast<uintptr_t>(a), N, true, CUDAEMU_RA, A); }
+#define CUDAEMU_ALIGNED_ALL(N) \
+  CUDAEMU_ALIGNED(N, 1) CUDAEMU_ALIGNED(N, 2) CUDAEMU_ALIGNED(N, 4) CUDAEMU_ALIGNED(N, 8) CUDAEMU_ALIGNED(N, 16)
+CUDAEMU_ALIGNED_ALL(1)
+CUDAEMU_ALIGNED_ALL(2)
+CUDAEMU_ALIGNED_ALL(4)
+CUDAEMU_ALIGNED_ALL(8)
+CUDAEMU_ALIGNED_ALL(16)
+#undef CUDAEMU_ALIGNED_ALL
+#undef CUDAEMU_ALIGNED
+void __sanitizer_cov_bool_flag_init(bool*, bool*) {}
+void __sanitizer_cov_pcs_init(const uintptr_t*, const uintptr_t*) {}
+
+// emucc turns llvm.memcpy/memmove/memset in instrumented code (struct copies) into these, so they count too, and
+// passes the alignment the compiler gave the pointers.
+// n bytes at p as the pieces of up to 16 bytes a GPU would move them in, each aligned to min(align, the piece's
+// largest power-of-two factor).
+static void count_pieces(const void* p, size_t n, bool store, size_t align, uintptr_t pc) {
+  for (size_t i = 0; i < n; i += 16) {
+    const size_t piece = std::min<size_t>(16, n - i);
+    on_access(reinterpret_cast<uintptr_t>(p) + i, piece, store, pc, std::min(align, piece & (~piece + 1)));
+  }
+}
+static void counted_copy(void* dst, const void* src, size_t n, size_t align, uintptr_t pc) {
+  count_pieces(src, n, false, align, pc);
+  count_pieces(dst, n, true, align, pc);
+  memmove(dst, src, n);
+}
+void __cudaemu_memcpy(void* dst, const void* src, size_t n, bool, size_t align) {
+  counted_copy(dst, src, n, align, CUDAEMU_RA);
+}
+void __cudaemu_memmove(void* dst, const void* src, size_t n, bool, size_t align) {
+  counted_copy(dst, src, n, align, CUDAEMU_RA);
+}
+void __cudaemu_memset(void* dst, uint8_t value, size_t n, bool, size_t align) {
+  count_pieces(dst, n, true, align, CUDAEMU_RA);
+  memset(dst, value, n);
+}
+}  // extern "C"

@@ -1,0 +1,20 @@
+// checks.h — the access checks (checks.cpp) that other parts of the runtime call directly.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace cudaemu {
+struct Worker;
+
+// The caller's return address: the instruction after the call in instrumented code, which addr2line maps to the
+// access's source line.
+#define CUDAEMU_RA reinterpret_cast<uintptr_t>(__builtin_return_address(0))
+
+// Counts and bounds-checks an access to the device arena (ends the block on an out-of-bounds access); from host
+// code, warns once per source line.
+void global_access(uintptr_t a, size_t size, bool store, uintptr_t pc);
+// At the end of a barrier interval: reads of shared bytes no thread had written are uninitialised reads, unless
+// another thread wrote them in the same interval (then they were one side of a race, already reported).
+void judge_pending_reads(Worker& w);
+
+}  // namespace cudaemu

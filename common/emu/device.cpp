@@ -1,0 +1,70 @@
+// device.cpp — device-side functions that kernel code calls: the built-in variables (threadIdx, ...),
+// __syncthreads, the fences, and atomics (counted as a load and a store, never a race).
+#include <atomic>
+#include <cstdint>
+
+#include "checks.h"
+#include "include/cuda_runtime.h"
+#include "memory.h"
+#include "scheduler.h"
+
+namespace cudaemu {
+
+uint3 thread_idx() { return tls_worker->current->idx; }
+uint3 block_idx() { return tls_worker->block_idx; }
+dim3 block_dim() { return tls_worker->launch->block; }
+dim3 grid_dim() { return tls_worker->launch->grid; }
+
+}  // namespace cudaemu
+
+using namespace cudaemu;
+
+extern "C" {
+void __syncthreads(void) {
+  Worker* w = tls_worker;
+  if (!w || !w->current) return;  // called from host code: nothing to wait for
+  if (g_abort_kernel.load(std::memory_order_relaxed)) abort_for_timeout(*w);
+  w->current->barrier_pc = CUDAEMU_RA;
+  w->current->state = FiberState::kAtBarrier;
+  yield_to_scheduler(*w);
+}
+void __threadfence(void) { std::atomic_thread_fence(std::memory_order_seq_cst); }
+void __threadfence_block(void) { std::atomic_thread_fence(std::memory_order_seq_cst); }
+}
+
+// An atomic read-modify-write counts as a load and a store of its width. It is not a race with other atomics.
+template <class T, class Op>
+static T atomic_rmw(T* address, T value, uintptr_t pc, Op op) {
+  uintptr_t a = reinterpret_cast<uintptr_t>(address);
+  if (a - g_arena_base < g_arena_size) {
+    global_access(a, sizeof(T), false, pc);
+    global_access(a, sizeof(T), true, pc);
+  } else if (Worker* w = tls_worker; w && w->current && a - w->shared_lo < w->shared_size) {
+    w->shared_load += sizeof(T);
+    w->shared_store += sizeof(T);
+    size_t word = (a - w->shared_lo) / 4;  // counts as written for the uninitialised-read check, never as a race
+    if (w->split[word])
+      for (size_t i = 0; i < 4; ++i) w->shadow_bytes[word * 4 + i].write_epoch = w->block_first_epoch;
+    else
+      w->shadow_words[word].write_epoch = w->block_first_epoch;
+  }
+  return op(address, value);
+}
+
+int atomicAdd(int* address, int value) {
+  return atomic_rmw(address, value, CUDAEMU_RA, [](int* p, int v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); });
+}
+unsigned int atomicAdd(unsigned int* address, unsigned int value) {
+  return atomic_rmw(address, value, CUDAEMU_RA,
+                    [](unsigned* p, unsigned v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); });
+}
+float atomicAdd(float* address, float value) {
+  return atomic_rmw(address, value, CUDAEMU_RA, [](float* p, float v) {
+    auto* bits = reinterpret_cast<uint32_t*>(p);
+    uint32_t old = __atomic_load_n(bits, __ATOMIC_SEQ_CST);
+    while (!__atomic_compare_exchange_n(bits, &old, __builtin_bit_cast(uint32_t, __builtin_bit_cast(float, old) + v),
+                                        false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+    }
+    return __builtin_bit_cast(float, old);
+  });
+}

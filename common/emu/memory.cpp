@@ -1,0 +1,186 @@
+// memory.cpp — device memory: the arena, allocations and their per-word access counters, and the runtime API
+// calls that manage them (cudaMalloc, cudaFree, cudaMemcpy, cudaMemset) or read them (element_counts).
+// The counters are filled by the access checks (checks.cpp).
+#include "memory.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cstring>
+
+#include "api.h"
+#include "include/cudaemu.h"
+
+namespace cudaemu {
+
+uintptr_t g_arena_base = 0;
+uintptr_t g_arena_size = 0;
+uintptr_t g_arena_next = 0;
+std::vector<int32_t> g_slot_owner;
+std::vector<std::unique_ptr<Allocation>> g_allocations;
+
+namespace {
+
+bool reserve_arena() {
+  if (g_arena_size) return true;
+  for (int shift = 40; shift >= 34; --shift) {  // 1 TiB down to 16 GiB of address space, nothing committed
+    size_t size = size_t(1) << shift;
+    void* p = mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) continue;
+    uintptr_t base = (reinterpret_cast<uintptr_t>(p) + kSlotBytes - 1) & ~(kSlotBytes - 1);
+    g_arena_base = base;
+    g_arena_next = base;
+    g_slot_owner.assign((size - (base - reinterpret_cast<uintptr_t>(p))) >> kSlotShift, -1);
+    g_arena_size = g_slot_owner.size() << kSlotShift;
+    return true;
+  }
+  return false;
+}
+
+std::string clean_variable_name(const char* expr) {
+  // "&d_A", "(void**)&d_A", "reinterpret_cast<void**>(&d_A)" -> "d_A"
+  std::string s = expr ? expr : "";
+  size_t amp = s.rfind('&');
+  if (amp != std::string::npos) s = s.substr(amp + 1);
+  std::string out;
+  for (char c : s)
+    if (isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '[' || c == ']' || c == '>' ||
+        c == '-')
+      out += c;
+  return out.empty() ? std::string(expr ? expr : "?") : out;
+}
+
+}  // namespace
+
+Allocation* live_allocation_containing(const void* p, size_t bytes) {
+  uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  if (a - g_arena_base >= g_arena_size) return nullptr;
+  Allocation* al = allocation_at(a);
+  if (!al || !al->live || a < al->base || a + bytes > al->base + al->bytes) return nullptr;
+  return al;
+}
+
+// Gives the pages back and makes any later access fault; the addresses stay reserved, never reused.
+void release(Allocation& al) {
+  al.live = false;
+  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  size_t len = (al.bytes + page - 1) / page * page;
+  madvise(reinterpret_cast<void*>(al.base), len, MADV_DONTNEED);
+  mprotect(reinterpret_cast<void*>(al.base), len, PROT_NONE);
+}
+
+ElementCounts element_counts(const void* device_ptr) {
+  std::lock_guard<std::mutex> api(g_api_mutex);
+  ElementCounts c;
+  Allocation* al = live_allocation_containing(device_ptr, 1);
+  if (!al || reinterpret_cast<uintptr_t>(device_ptr) != al->base) return c;
+  c.reads.assign(al->words, 0);
+  c.writes.assign(al->words, 0);
+  for (uint32_t* p : al->reads)
+    if (p)
+      for (size_t i = 0; i < al->words; ++i) c.reads[i] += p[i];
+  for (uint32_t* p : al->writes)
+    if (p)
+      for (size_t i = 0; i < al->words; ++i) c.writes[i] += p[i];
+  c.writer_block.resize(al->words);
+  for (size_t i = 0; i < al->words; ++i) c.writer_block[i] = int64_t(al->writer[i]) - 1;
+  return c;
+}
+
+void reset_element_counts(const void* device_ptr) {
+  std::lock_guard<std::mutex> api(g_api_mutex);
+  Allocation* al = live_allocation_containing(device_ptr, 1);
+  if (!al) return;
+  for (uint32_t* p : al->reads)
+    if (p) memset(p, 0, al->words * 4);
+  for (uint32_t* p : al->writes)
+    if (p) memset(p, 0, al->words * 4);
+  memset(al->writer, 0, al->words * 4);
+}
+
+void name_allocation(const void* device_ptr, const char* name) {
+  std::lock_guard<std::mutex> api(g_api_mutex);
+  if (Allocation* al = live_allocation_containing(device_ptr, 1)) al->name = name;
+}
+
+}  // namespace cudaemu
+
+using namespace cudaemu;
+
+extern "C" {
+
+cudaError_t cudaMallocEmulated(void** ptr, size_t bytes, const char* name, const char* file, int line) {
+  std::lock_guard<std::mutex> api(g_api_mutex);
+  if (!ptr) return record(cudaErrorInvalidValue);
+  if (cudaError_t e = sync_status(); e != cudaSuccess) return record(e);
+  *ptr = nullptr;
+  if (bytes == 0) return cudaSuccess;
+  if (!reserve_arena()) return record(cudaErrorMemoryAllocation);
+  size_t slots = (bytes + kSlotBytes - 1) >> kSlotShift;
+  size_t gap = slots + 1;  // a gap as large as the allocation catches strides that overshoot by a whole matrix
+  if (g_arena_next + ((slots + gap) << kSlotShift) > g_arena_base + g_arena_size) return record(cudaErrorMemoryAllocation);
+  uintptr_t base = g_arena_next;
+  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  if (mprotect(reinterpret_cast<void*>(base), (bytes + page - 1) / page * page, PROT_READ | PROT_WRITE) != 0)
+    return record(cudaErrorMemoryAllocation);
+  auto al = std::make_unique<Allocation>();
+  al->id = static_cast<int>(g_allocations.size());
+  al->base = base;
+  al->bytes = bytes;
+  al->words = (bytes + 3) / 4;
+  al->name = clean_variable_name(name);
+  al->file = file ? file : "";
+  al->line = line;
+  al->reads.assign(config().workers, nullptr);
+  al->writes.assign(config().workers, nullptr);
+  al->writer = static_cast<uint32_t*>(calloc(al->words, 4));
+  if (!al->writer) return record(cudaErrorMemoryAllocation);
+  size_t first_slot = (base - g_arena_base) >> kSlotShift;
+  for (size_t s = 0; s < slots + gap; ++s) g_slot_owner[first_slot + s] = al->id;
+  g_arena_next = base + ((slots + gap) << kSlotShift);
+  g_allocations.push_back(std::move(al));
+  *ptr = reinterpret_cast<void*>(base);
+  return cudaSuccess;
+}
+
+cudaError_t cudaFree(void* ptr) {
+  std::lock_guard<std::mutex> api(g_api_mutex);
+  if (cudaError_t e = sync_status(); e != cudaSuccess) return record(e);
+  if (!ptr) return cudaSuccess;
+  Allocation* al = live_allocation_containing(ptr, 1);
+  if (!al || al->base != reinterpret_cast<uintptr_t>(ptr)) return record(cudaErrorInvalidValue);
+  release(*al);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
+  std::lock_guard<std::mutex> api(g_api_mutex);
+  if (cudaError_t e = sync_status(); e != cudaSuccess) return record(e);
+  if (bytes == 0) return cudaSuccess;
+  if (!dst || !src) return record(cudaErrorInvalidValue);
+  bool dst_dev = in_arena(dst), src_dev = in_arena(src);
+  switch (kind) {
+    case cudaMemcpyHostToHost: if (dst_dev || src_dev) return record(cudaErrorInvalidValue); break;
+    case cudaMemcpyHostToDevice: if (!dst_dev || src_dev) return record(cudaErrorInvalidValue); break;
+    case cudaMemcpyDeviceToHost: if (dst_dev || !src_dev) return record(cudaErrorInvalidValue); break;
+    case cudaMemcpyDeviceToDevice: if (!dst_dev || !src_dev) return record(cudaErrorInvalidValue); break;
+    case cudaMemcpyDefault: break;
+    default: return record(cudaErrorInvalidMemcpyDirection);
+  }
+  if (dst_dev && !live_allocation_containing(dst, bytes)) return record(cudaErrorInvalidValue);
+  if (src_dev && !live_allocation_containing(src, bytes)) return record(cudaErrorInvalidValue);
+  memmove(dst, src, bytes);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemset(void* ptr, int value, size_t bytes) {
+  std::lock_guard<std::mutex> api(g_api_mutex);
+  if (cudaError_t e = sync_status(); e != cudaSuccess) return record(e);
+  if (bytes == 0) return cudaSuccess;
+  if (!live_allocation_containing(ptr, bytes)) return record(cudaErrorInvalidValue);
+  memset(ptr, value, bytes);
+  return cudaSuccess;
+}
+
+}  // extern "C"

@@ -1,0 +1,52 @@
+// memory.h — device memory: one reserved range of address space holding every cudaMalloc allocation.
+// Allocations sit on 1 MiB slots with a guard gap after each and are never reused, so that an access just past an
+// allocation or after cudaFree is always recognisable. Defined in memory.cpp.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cudaemu {
+
+constexpr unsigned kSlotShift = 20;
+constexpr uintptr_t kSlotBytes = uintptr_t(1) << kSlotShift;
+
+struct Allocation {
+  int id = 0;
+  uintptr_t base = 0;
+  size_t bytes = 0;
+  size_t words = 0;  // 4-byte words covered
+  bool live = true;
+  std::string name, file;
+  int line = 0;
+  // Per 4-byte word. Each worker counts in its own arrays (allocated when it first touches the allocation), so
+  // that workers never contend for a cache line; element_counts() adds them up.
+  std::vector<uint32_t*> reads, writes;  // [worker][word]
+  uint32_t* writer = nullptr;            // [word]: linear block index + 1 of the last store, 0 = none
+  ~Allocation() {
+    for (uint32_t* p : reads) free(p);
+    for (uint32_t* p : writes) free(p);
+    free(writer);
+  }
+};
+
+extern uintptr_t g_arena_base;
+extern uintptr_t g_arena_size;  // 0 until the first cudaMalloc, so the fast path rejects everything
+extern std::vector<int32_t> g_slot_owner;                     // slot -> allocation id, -1 = never used
+extern std::vector<std::unique_ptr<Allocation>> g_allocations;  // by id; never shrinks
+
+// The allocation whose slots hold address a (which must be inside the arena), live or freed, or null.
+inline Allocation* allocation_at(uintptr_t a) {
+  int32_t id = g_slot_owner[(a - g_arena_base) >> kSlotShift];
+  return id < 0 ? nullptr : g_allocations[id].get();
+}
+
+Allocation* live_allocation_containing(const void* p, size_t bytes);
+// Gives the pages back and makes any later access fault; the addresses stay reserved, never reused.
+void release(Allocation& al);
+inline bool in_arena(const void* p) { return reinterpret_cast<uintptr_t>(p) - g_arena_base < g_arena_size; }
+
+}  // namespace cudaemu

@@ -1,0 +1,33 @@
+// report.h — diagnostics as the checks find them, and the launch reports made from them at the end of a launch
+// (printed, appended to CUDAEMU_STATS, kept for cudaemu::launches()). Defined in report.cpp.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "include/cudaemu.h"
+
+namespace cudaemu {
+
+enum class DiagKind { kOutOfBounds, kHostAccess, kRace, kBarrier, kUninitialized, kTimeout, kMisaligned, kUnsupported, kWarp };
+const char* kind_name(DiagKind k);
+
+// A diagnostic as found: addresses are symbolized once the launch is over. `text` holds %1 and %2 where the
+// source locations of pc1 and pc2 go.
+struct RawDiag {
+  DiagKind kind;
+  uint64_t block = 0;
+  uint32_t thread = 0;
+  uintptr_t pc1 = 0, pc2 = 0;
+  std::string text;
+  uint64_t count = 1;
+};
+
+struct Worker;
+extern std::vector<LaunchReport> g_reports;  // guarded by g_api_mutex
+// Adds up what the workers counted and found, keeps the diagnostics that belong to the launch, symbolised.
+void finish_report(LaunchReport& r, const std::vector<Worker*>& workers);
+void print_report(const LaunchReport& r);
+void write_stats_line(const LaunchReport& r);
+
+}  // namespace cudaemu

@@ -1,0 +1,26 @@
+// symbols.h — source locations: return addresses turned into file:line (through addr2line, cached), and the
+// names of __shared__ variables (TLS symbols of the executable). Defined in symbols.cpp.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cudaemu {
+
+struct SourceLocation {
+  std::string file;
+  int line = 0;
+  std::string text() const { return line ? file + ":" + std::to_string(line) : (file.empty() ? "?" : file); }
+};
+
+// Looks up every address of `pcs` at once (one addr2line per module); later location_of calls hit the cache.
+void symbolize(std::vector<uintptr_t> pcs);
+SourceLocation location_of(uintptr_t pc);
+bool same_source_line(uintptr_t a, uintptr_t b);
+// A stand-in address for a source location known by name (cooperative groups pass __builtin_FILE/LINE): the same
+// for the same location, never a code address, and symbolised to that location.
+uintptr_t site_pc(const char* file, int line);
+// "'As' (byte 12)": the __shared__ variable at this offset of the TLS block.
+std::string shared_variable_at(uint64_t offset);
+
+}  // namespace cudaemu

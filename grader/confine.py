@@ -1,0 +1,293 @@
+"""confine — what a student's compiled kernel.cu may contain, checked by the grader outside the sandbox.
+
+The test program runs the student's code in its own process, so the only safe student code is code that can do
+nothing but compute: no code that runs before main() or after it (static constructors and destructors), no
+instructions the compiler does not see (inline assembly in any spelling), and no call to anything outside the list
+in grader/confine_allowlist.txt (the CUDA runtime, the emulator's callbacks, maths, printf). Such code cannot open a
+file, print to the grader's verdict channel, read the environment, or load memory the emulator does not count.
+
+Two views of what was built are checked, both produced by the trusted compiler from the student's source:
+  - the LLVM IR tools/emucc built the object from (`emucc --emit-ir`): inline asm, asm labels, section attributes,
+    constructors and destructors, atomic instructions and every outside name, each with file:line;
+  - the object file itself (nm, readelf; also nvcc's host object for the GPU build): what it leaves undefined, what
+    it puts in .init_array/.ctors/.fini_array/.dtors, and any name it defines that the C library, the C++ library or
+    the course's own objects also define (a kernel.cu that defines write() or getenv() would replace them for the
+    whole test program).
+
+check_ir() and check_object() return a list of one-line reasons, empty when the kernel is fine.
+"""
+import fnmatch
+import os
+import re
+import subprocess
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ALLOWLIST = os.path.join(HERE, "confine_allowlist.txt")
+IR_MAX_BYTES = 256 << 20
+# Compiled code may call these even where the source does not (LLVM turns a zeroing loop into memset); the IR, where
+# they would have to be written by hand, does not allow them.
+OBJECT_ONLY = {"memcpy", "memset", "memmove"}
+# nvcc's host code registers its kernels with a constructor of its own (one .init_array entry, in .text.startup,
+# like a student's) and unregisters them through atexit: in a GPU object, one constructor and atexit are nvcc's.
+NVCC_OBJECT_ONLY = {"atexit"}
+LIBRARIES = ("libc.so.6", "libm.so.6", "libstdc++.so.6", "libgcc_s.so.1")
+CTOR_SECTIONS = (".init_array", ".ctors", ".fini_array", ".dtors", ".preinit_array")
+# The instrumentation's own module constructor (tools/emucc, SanitizerCoverage) and nvcc's kernel registration
+TRUSTED_CTORS = re.compile(r"^(\.text\.)?(sancov\.module_ctor\w*|__sti____cudaRegisterAll\w*|_GLOBAL__sub_I_\w*cuda\w*)$")
+
+_allow = None
+_protected = {}
+
+
+def allowlist():
+    global _allow
+    if _allow is None:
+        with open(ALLOWLIST, encoding="utf-8") as f:
+            _allow = [l.strip() for l in f if l.strip() and not l.startswith("#")]
+    return _allow
+
+
+def allowed(name, pretty):
+    return any(fnmatch.fnmatchcase(pretty, p) or fnmatch.fnmatchcase(name, p) for p in allowlist())
+
+
+def demangle(names):
+    names = list(names)
+    if not names:
+        return {}
+    try:
+        out = subprocess.run(["c++filt"], input="\n".join(names) + "\n", capture_output=True, text=True,
+                             timeout=60).stdout.splitlines()
+    except (OSError, subprocess.SubprocessError):
+        out = []
+    return dict(zip(names, out)) if len(out) == len(names) else {n: n for n in names}
+
+
+def shown(pretty):
+    """The name for a person: a function's name without its parameter list."""
+    return pretty if len(pretty) < 60 else pretty[:57] + "..."
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The LLVM IR
+# ---------------------------------------------------------------------------------------------------------------
+NAME = r'(?:"(?:[^"\\]|\\.)*"|[-\w.$]+)'
+DEBUG_LINE = re.compile(r"^!(\d+) = (?:distinct )?!(?:DILocation|DISubprogram)\(.*?\bline: (\d+)")
+DBG_REF = re.compile(r"!dbg !(\d+)")
+DECLARE = re.compile(r"^declare\b[^@]*@(" + NAME + r")\(")
+EXTERNAL_GLOBAL = re.compile(r"^@(" + NAME + r") = (?:[\w()]+ )*?(?:external|extern_weak)\b")
+DEFINE = re.compile(r"^define\b[^@]*@(" + NAME + r")\(")
+INLINE_ASM = re.compile(r"\basm\s+(?:sideeffect\s+|alignstack\s+|inteldialect\s+|unwind\s+)*\"")
+ATOMIC = re.compile(r"(?:= |^\s*)(?:load atomic|store atomic|atomicrmw|cmpxchg|fence)\b")
+SECTION = re.compile(r'\bsection "([^"]*)"')
+
+
+def unquote(name):
+    if name.startswith('"'):
+        name = name[1:-1]
+    return re.sub(r"\\([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), name)
+
+
+def check_ir(text, source):
+    """Reasons to refuse the kernel, from the IR emucc compiled it from; source names the file in each reason."""
+    lines = text.splitlines()
+    line_of_dbg, scope_of, file_of, file_name = {}, {}, {}, {}
+    for l in lines:
+        if l.startswith("!"):
+            m = DEBUG_LINE.match(l)
+            if m:
+                line_of_dbg[m.group(1)] = int(m.group(2))
+            node = l[1:l.index(" ")]
+            m = re.search(r"\bscope: !(\d+)", l)
+            if m:
+                scope_of[node] = m.group(1)
+            m = re.search(r"\bfile: !(\d+)", l)
+            if m:
+                file_of[node] = m.group(1)
+            m = re.match(r'^!(\d+) = !DIFile\(filename: "([^"]*)"', l)
+            if m:
+                file_name[m.group(1)] = m.group(2)
+
+    def in_source(node):
+        """Whether a debug location is in the student's file (not in a header it included)."""
+        for _ in range(64):
+            if node in file_of:
+                name = file_name.get(file_of[node], "")
+                return bool(name) and (name == source or source.endswith("/" + name) or name.endswith("/" + source))
+            node = scope_of.get(node)
+            if node is None:
+                return False
+        return False
+
+    def where(l):
+        m = DBG_REF.search(l)
+        n = line_of_dbg.get(m.group(1)) if m else None
+        return "%s:%d" % (source, n) if n and in_source(m.group(1)) else source
+
+    reasons = []
+    functions = {}   # name -> (its define line, its body lines)
+    current = None
+    for l in lines:
+        m = DEFINE.match(l)
+        if m:
+            current = unquote(m.group(1))
+            functions[current] = (l, [])
+        elif current and l.startswith("}"):
+            current = None
+        elif current:
+            functions[current][1].append(l)
+    for l in lines:
+        if l.startswith("module asm "):
+            reasons.append("%s: inline assembly at file scope (asm(...) outside a function) is not allowed" % source)
+            break
+    for name, (head, body) in functions.items():
+        for l in body:
+            if INLINE_ASM.search(l):
+                reasons.append("%s: inline assembly (asm, __asm__, __asm) is not allowed" % where(l))
+                break
+            if ATOMIC.search(l):
+                reasons.append("%s: atomic builtins (__atomic_*, std::atomic) are not allowed: use atomicAdd" % where(l))
+                break
+    for l in lines:
+        m = SECTION.search(l)
+        if m and l.startswith(("@", "define ")) and not m.group(1).startswith(("__sancov", "llvm.metadata", ".text.startup")):
+            reasons.append("%s: placing code or data in section \"%s\" (__attribute__((section))) is not allowed"
+                           % (where(l) if l.startswith("define") else source, m.group(1)))
+    for l in lines:
+        for m in re.finditer(r'@"\\01([^"]*)"', l):
+            reasons.append("%s: an asm label (renaming a function or variable to '%s' with __asm__(\"...\")) is "
+                           "not allowed" % (source, m.group(1)))
+            break
+    for l in lines:
+        m = re.match(r"^@llvm\.global_(c|d)tors = ", l)
+        if not m:
+            continue
+        kind = "constructor" if m.group(1) == "c" else "destructor"
+        for fn in {unquote(n) for n in re.findall(r"@(" + NAME + r")", l[l.index("=") + 1:])}:
+            if fn.startswith("sancov.module_ctor") and all(
+                    re.match(r"^\s*(call void @__sanitizer_cov_\w+\(.*\)|ret void)\s*$", b) or not b.strip()
+                    for b in functions.get(fn, ("", ["x"]))[1]):
+                continue  # the instrumentation's own: it only registers the counters
+            head = functions.get(fn, ("", []))[0]
+            reasons.append("%s: a static %s (code that runs %s main(): __attribute__((%s)), a global object with "
+                           "a %s, or #include <iostream>; print with printf) is not allowed"
+                           % (where(head), kind, "before" if kind == "constructor" else "after", kind, kind))
+    externals = {}
+    for l in lines:
+        m = DECLARE.match(l) or EXTERNAL_GLOBAL.match(l)
+        if m:
+            externals[unquote(m.group(1))] = None
+    pretty = demangle(n for n in externals if not n.startswith("llvm."))
+    located = []
+    for name in sorted(externals):
+        p = pretty.get(name, name)
+        if allowed(name, p):
+            continue
+        uses = [l for body in functions.values() for l in body[1] if re.search(r"@" + re.escape(name) + r"\b", l)]
+        use = next((l for l in uses if where(l) != source), uses[0] if uses else "")
+        what = "the compiler intrinsic" if name.startswith("llvm.") else "calling or using"
+        located.append("%s: %s '%s' is not allowed in a kernel.cu (grader/confine_allowlist.txt lists what is)"
+                       % (where(use), what, shown(p)))
+    # those with a line first: the first reason is the one the gradebook shows
+    return reasons + sorted(located, key=lambda r: (not r.startswith(source + ":"), located.index(r)))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The object file
+# ---------------------------------------------------------------------------------------------------------------
+def tool(cmd):
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, errors="replace")
+    if proc.returncode != 0:
+        raise RuntimeError("%s failed: %s" % (" ".join(cmd), proc.stderr.strip()[:300]))
+    return proc.stdout
+
+
+def library_path(name):
+    for d in ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib",
+              "/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu"):
+        p = os.path.join(d, name)
+        if os.path.exists(p):
+            return p
+    return None
+
+
+def protected_names(trusted_objects):
+    """Names the libraries and the course's own objects define: a kernel.cu must not define them too."""
+    key = tuple(sorted(trusted_objects))
+    if key not in _protected:
+        names = set()
+        for lib in filter(None, map(library_path, LIBRARIES)):
+            for l in tool(["nm", "-D", "--defined-only", lib]).splitlines():
+                parts = l.split()
+                if len(parts) >= 3:
+                    names.add(parts[2].split("@")[0])
+        for obj in trusted_objects:
+            if os.path.exists(obj):
+                for l in tool(["nm", "-g", "--defined-only", obj]).splitlines():
+                    parts = l.split()
+                    if len(parts) >= 3 and parts[1] not in "VWvwu":  # inline and template code is everyone's
+                        names.add(parts[2])
+        _protected[key] = names
+    return _protected[key]
+
+
+def check_object(obj, source, trusted_objects=(), contract=("matmul",), backend="emu"):
+    reasons = []
+    object_only = OBJECT_ONLY | (NVCC_OBJECT_ONLY if backend == "gpu" else set())
+    undefined, defined = [], []
+    for l in tool(["nm", "-g", obj]).splitlines():
+        parts = l.split()
+        if len(parts) == 2 and parts[0] in "Uw":
+            undefined.append(parts[1])
+        elif len(parts) >= 3:
+            defined.append((parts[1], parts[2]))
+    pretty = demangle(undefined + [n for _, n in defined])
+    for name in undefined:
+        if name in object_only:
+            continue
+        if not allowed(name, pretty.get(name, name)):
+            reasons.append("%s: uses '%s', which is not allowed in a kernel.cu (grader/confine_allowlist.txt lists "
+                           "what is)" % (source, shown(pretty.get(name, name))))
+    protected = protected_names(trusted_objects)
+    for kind, name in defined:
+        if name in contract or kind in "VWvwu" and name not in protected:
+            continue
+        if name in protected:
+            reasons.append("%s: defines '%s', which the C/C++ library or the course's own code already defines "
+                           "(it would replace theirs)" % (source, shown(pretty.get(name, name))))
+    section, constructors = None, []
+    for l in tool(["readelf", "-rW", obj]).splitlines():
+        m = re.match(r"^Relocation section '\.rela?(\S+?)'", l)
+        if m:
+            name = m.group(1)  # .init_array.2 for a constructor of priority 2
+            section = name if any(name == s or name.startswith(s + ".") for s in CTOR_SECTIONS) else None
+            continue
+        if section:
+            fields = l.split()
+            if len(fields) >= 5 and re.match(r"^[0-9a-f]{8,}$", fields[0]):
+                constructors.append((section, fields[4]))
+    for i, (section, target) in enumerate(constructors):
+        nvcc_own = backend == "gpu" and section == ".init_array" and target == ".text.startup" and \
+            sum(1 for s, _ in constructors if s.startswith(".init_array")) == 1
+        if not (TRUSTED_CTORS.match(target) or nvcc_own):
+            reasons.append("%s: a static constructor or destructor (%s in %s) is not allowed"
+                           % (source, shown(pretty.get(target, target)), section))
+    for l in tool(["readelf", "-SW", obj]).splitlines():
+        m = re.search(r"\]\s+(\.(?:ctors|dtors|preinit_array)\S*)\s", l)
+        if m:
+            reasons.append("%s: a static constructor or destructor (section %s) is not allowed" % (source, m.group(1)))
+    return sorted(set(reasons), key=reasons.index)
+
+
+def read_ir(path):
+    """The IR file the sandboxed compiler wrote: a plain file, read with a cap; None if there is none."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        import stat
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            return None
+        data = f.read(IR_MAX_BYTES + 1)
+    return None if len(data) > IR_MAX_BYTES else data.decode("utf-8", errors="replace")

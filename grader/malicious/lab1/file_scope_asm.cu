@@ -1,0 +1,28 @@
+// Malicious lab 1 kernel: a correct kernel whose launcher calls a function written in assembly at file scope
+// (asm(...) outside any function), which no instrumentation or check would see into. Must get: zero, refused at
+// build time: inline assembly at file scope.
+#include "lab.h"
+
+constexpr int BLOCK_WIDTH = 16;
+
+__asm__(".text\n.globl hidden_helper\nhidden_helper:\n  ret\n");
+extern "C" void hidden_helper();
+
+__global__ void matmul_naive_kernel(const float* A, const float* B, float* C, int M, int N, int K) {
+    const int row = blockIdx.y * blockDim.y + threadIdx.y;
+    const int col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row < M && col < N) {
+        float sum = 0.0f;
+        for (int k = 0; k < K; ++k) {
+            sum += A[row * K + k] * B[k * N + col];
+        }
+        C[row * N + col] = sum;
+    }
+}
+
+void matmul(const float* A, const float* B, float* C, int M, int N, int K) {
+    hidden_helper();
+    dim3 block(BLOCK_WIDTH, BLOCK_WIDTH);
+    dim3 grid(ceil_div(N, BLOCK_WIDTH), ceil_div(M, BLOCK_WIDTH));
+    matmul_naive_kernel<<<grid, block>>>(A, B, C, M, N, K);
+}

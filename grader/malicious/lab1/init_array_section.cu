@@ -1,0 +1,28 @@
+// Malicious lab 1 kernel: a correct kernel plus a function pointer placed by hand in the .init_array section,
+// a static constructor without the attribute. Must get: zero, refused at build time (a section attribute).
+#include <cstdio>
+
+#include "lab.h"
+
+constexpr int BLOCK_WIDTH = 16;
+
+__global__ void matmul_naive_kernel(const float* A, const float* B, float* C, int M, int N, int K) {
+    const int row = blockIdx.y * blockDim.y + threadIdx.y;
+    const int col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row < M && col < N) {
+        float sum = 0.0f;
+        for (int k = 0; k < K; ++k) {
+            sum += A[row * K + k] * B[k * N + col];
+        }
+        C[row * N + col] = sum;
+    }
+}
+
+static void early() { printf("ran before main\n"); }
+__attribute__((section(".init_array"), used)) static void (*early_entry)() = early;
+
+void matmul(const float* A, const float* B, float* C, int M, int N, int K) {
+    dim3 block(BLOCK_WIDTH, BLOCK_WIDTH);
+    dim3 grid(ceil_div(N, BLOCK_WIDTH), ceil_div(M, BLOCK_WIDTH));
+    matmul_naive_kernel<<<grid, block>>>(A, B, C, M, N, K);
+}

@@ -1,0 +1,30 @@
+// Malicious lab 3 kernel: an untiled kernel that loads A and B through the C library's memcpy, called through a
+// function pointer so that the compiler cannot turn it into a counted copy. Must get: zero, refused at build
+// time: memcpy is not among the functions a kernel may call.
+#include <cstring>
+
+#include "lab.h"
+
+constexpr int BLOCK_WIDTH = 16;
+
+__global__ void matmul_naive_kernel(const float* A, const float* B, float* C, int M, int N, int K) {
+    const int row = blockIdx.y * blockDim.y + threadIdx.y;
+    const int col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row < M && col < N) {
+        float sum = 0.0f;
+        for (int k = 0; k < K; ++k) {
+            static void* (*const volatile copy)(void*, const void*, size_t) = memcpy;
+            float a, b;
+            copy(&a, A + row * K + k, sizeof a);
+            copy(&b, B + k * N + col, sizeof b);
+            sum += a * b;
+        }
+        C[row * N + col] = sum;
+    }
+}
+
+void matmul(const float* A, const float* B, float* C, int M, int N, int K) {
+    dim3 block(BLOCK_WIDTH, BLOCK_WIDTH);
+    dim3 grid(ceil_div(N, BLOCK_WIDTH), ceil_div(M, BLOCK_WIDTH));
+    matmul_naive_kernel<<<grid, block>>>(A, B, C, M, N, K);
+}
