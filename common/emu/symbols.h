@@ -17,6 +17,13 @@ struct SourceLocation {
 void symbolize(std::vector<uintptr_t> pcs);
 SourceLocation location_of(uintptr_t pc);
 bool same_source_line(uintptr_t a, uintptr_t b);
+// The executable's function and TLS symbols (mangled names; values as in its symbol table), read once.
+struct ElfSymbol {
+  std::string name;
+  uint64_t value, size;
+  unsigned type;  // STT_FUNC or STT_TLS
+};
+const std::vector<ElfSymbol>& executable_symbols();
 // "'As' (byte 12)": the __shared__ variable at this offset of the TLS block.
 std::string shared_variable_at(uint64_t offset);
 
