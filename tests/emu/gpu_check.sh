@@ -7,7 +7,8 @@
 # trap every bug the emulator reports (one element past a small allocation, use after free, a divergent barrier),
 # and the diff shows exactly where the two disagree.
 #
-# Usage, from the repository root: tests/emu/gpu_check.sh        (NVCC=... and NVCC_ARCH=sm_NN override)
+# Usage, from the repository root: tests/emu/gpu_check.sh [NAME...]   (NVCC=... and NVCC_ARCH=sm_NN override)
+# With NAMEs (e.g. streams constant_memory), only those programs.
 
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -27,7 +28,8 @@ run_one() {
 }
 
 status=0
-for src in tests/emu/programs/*.cu; do
+if [ $# -gt 0 ]; then sources=$(for n in "$@"; do echo "tests/emu/programs/$n.cu"; done); else sources=$(ls tests/emu/programs/*.cu); fi
+for src in $sources; do
     name=$(basename "$src" .cu)
     case "$name" in hang_*) continue ;; esac
     if ! "$NVCC" -arch="$ARCH" -o "$OUT/$name.gpu" "$src" 2>"$OUT/$name.build.log" ||
