@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "include/cudaemu.h"
+#include "kernels.h"
 #include "memory.h"
 #include "report.h"
 #include "scheduler.h"
@@ -38,7 +39,7 @@ cudaError_t g_sticky_error = cudaSuccess;
 cudaError_t g_pending_error = cudaSuccess;  // from the last launch, returned by the next synchronising call
 
 cudaError_t record(cudaError_t e) {
-  if (e != cudaSuccess && g_last_error == cudaSuccess) g_last_error = e;
+  if (e != cudaSuccess) g_last_error = e;  // the latest error, as on a GPU (tests/emu/programs/constant_memory.cu)
   return e;
 }
 
@@ -58,7 +59,8 @@ cudaError_t sync_status() {
 
 namespace {
 
-bool valid_launch(dim3 grid, dim3 block, size_t shmem, cudaStream_t stream, cudaError_t* error) {
+bool valid_launch(const void* function, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream,
+                  cudaError_t* error) {
   // CUDA 13 on an H100 answers every one of these with cudaErrorInvalidValue (older runtimes said
   // cudaErrorInvalidConfiguration); checked on the device with tests/emu/programs/launch_config.cu.
   uint64_t threads = uint64_t(block.x) * block.y * block.z;
@@ -68,9 +70,9 @@ bool valid_launch(dim3 grid, dim3 block, size_t shmem, cudaStream_t stream, cuda
     *error = cudaErrorInvalidValue;
   else if (grid.x > 2147483647u || grid.y > 65535 || grid.z > 65535)
     *error = cudaErrorInvalidValue;
-  else if (shmem > 48 * 1024)
-    *error = cudaErrorInvalidValue;
-  else if (stream != nullptr)
+  else if (dynamic_shared_error(function, shmem) != cudaSuccess)
+    *error = dynamic_shared_error(function, shmem);
+  else if (!valid_stream(stream))
     *error = cudaErrorInvalidResourceHandle;
   else
     return true;
@@ -97,7 +99,7 @@ void launch(const LaunchSite& site, dim3 grid, dim3 block, size_t shmem, cudaStr
     record(g_sticky_error != cudaSuccess ? g_sticky_error : g_pending_error);
     return;
   }
-  if (!valid_launch(grid, block, shmem, stream, &error)) {
+  if (!valid_launch(site.function, grid, block, shmem, stream, &error)) {
     record(error);
     report.error = error;
     g_reports.push_back(report);
@@ -112,6 +114,7 @@ void launch(const LaunchSite& site, dim3 grid, dim3 block, size_t shmem, cudaStr
   L.total_blocks = uint64_t(grid.x) * grid.y * grid.z;
   L.entry = entry;
   L.closure = closure;
+  L.dynamic_shared_bytes = shmem;
   L.start = std::chrono::steady_clock::now();
   g_abort_kernel.store(false);
   watch(&L);
@@ -137,8 +140,9 @@ cudaError_t cudaDeviceSynchronize(void) {
 
 cudaError_t cudaDeviceReset(void) {
   std::lock_guard<std::mutex> api(g_api_mutex);
-  for (auto& al : g_allocations)
-    if (al->live) release(*al);
+  for (auto& al : g_allocations)  // __device__ and __constant__ variables stay, as the program's module does
+    if (al->live && al->kind != Allocation::Kind::kDeviceVariable && al->kind != Allocation::Kind::kConstant)
+      release(*al);
   g_last_error = g_sticky_error = g_pending_error = cudaSuccess;
   return cudaSuccess;
 }
@@ -165,6 +169,7 @@ const char* cudaGetErrorName(cudaError_t error) {
     CUDAEMU_NAME(cudaErrorInitializationError)
     CUDAEMU_NAME(cudaErrorInvalidConfiguration)
     CUDAEMU_NAME(cudaErrorInvalidPitchValue)
+    CUDAEMU_NAME(cudaErrorInvalidSymbol)
     CUDAEMU_NAME(cudaErrorInvalidDevicePointer)
     CUDAEMU_NAME(cudaErrorInvalidMemcpyDirection)
     CUDAEMU_NAME(cudaErrorInvalidDeviceFunction)
@@ -192,6 +197,7 @@ const char* cudaGetErrorString(cudaError_t error) {
     case cudaErrorInitializationError: return "initialization error";
     case cudaErrorInvalidConfiguration: return "invalid configuration argument";
     case cudaErrorInvalidPitchValue: return "invalid pitch argument";
+    case cudaErrorInvalidSymbol: return "invalid device symbol";
     case cudaErrorInvalidDevicePointer: return "invalid device pointer";
     case cudaErrorInvalidMemcpyDirection: return "invalid copy direction for memcpy";
     case cudaErrorInvalidDeviceFunction: return "invalid device function";
@@ -240,47 +246,18 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
   prop->maxThreadsPerBlock = 1024;
   prop->maxThreadsDim[0] = 1024, prop->maxThreadsDim[1] = 1024, prop->maxThreadsDim[2] = 64;
   prop->maxGridSize[0] = 2147483647, prop->maxGridSize[1] = 65535, prop->maxGridSize[2] = 65535;
-  prop->totalConstMem = 0;
+  prop->totalConstMem = 64 * 1024;
   prop->major = 0;  // not a GPU architecture
   prop->minor = 0;
   prop->multiProcessorCount = static_cast<int>(config().workers);
-  prop->maxThreadsPerMultiProcessor = 1024;
-  prop->sharedMemPerMultiprocessor = 48 * 1024;
+  prop->maxThreadsPerMultiProcessor = 2048;
+  prop->sharedMemPerMultiprocessor = 233472;  // an H100's: the opt-in per-block maximum and 1 KiB reserved
   prop->regsPerMultiprocessor = 65536;
-  return cudaSuccess;
-}
-
-struct CUevent_st {
-  std::chrono::steady_clock::time_point when;
-  bool recorded = false;
-};
-
-cudaError_t cudaEventCreate(cudaEvent_t* event) {
-  if (!event) return record_locked(cudaErrorInvalidValue);
-  *event = new CUevent_st();
-  return cudaSuccess;
-}
-
-cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
-  if (!event) return record_locked(cudaErrorInvalidResourceHandle);
-  if (stream) return record_locked(cudaErrorInvalidResourceHandle);
-  event->when = std::chrono::steady_clock::now();  // launches are synchronous, so "now" is when the stream gets here
-  event->recorded = true;
-  return cudaSuccess;
-}
-
-cudaError_t cudaEventSynchronize(cudaEvent_t event) { return event ? cudaSuccess : cudaErrorInvalidResourceHandle; }
-
-cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
-  if (!ms || !start || !end) return record_locked(cudaErrorInvalidValue);
-  if (!start->recorded || !end->recorded) return record_locked(cudaErrorInvalidResourceHandle);
-  *ms = std::chrono::duration<float, std::milli>(end->when - start->when).count();
-  return cudaSuccess;
-}
-
-cudaError_t cudaEventDestroy(cudaEvent_t event) {
-  if (!event) return record_locked(cudaErrorInvalidResourceHandle);
-  delete event;
+  prop->sharedMemPerBlockOptin = CUDAEMU_DYNAMIC_SHARED_MAX;
+  prop->maxBlocksPerMultiProcessor = 32;
+  prop->managedMemory = 1;
+  prop->concurrentKernels = 1;
+  prop->unifiedAddressing = 1;
   return cudaSuccess;
 }
 

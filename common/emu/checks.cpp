@@ -72,13 +72,14 @@ std::mutex g_host_access_mutex;
 std::set<uintptr_t> g_host_access_reported;
 
 void host_access(uintptr_t a, size_t size, bool store, uintptr_t pc) {
+  Allocation* al = live_allocation_containing(reinterpret_cast<void*>(a), size);
+  if (al && al->kind == Allocation::Kind::kManaged) return;  // host code may use managed memory
   {
     std::lock_guard<std::mutex> lock(g_host_access_mutex);
     if (!g_host_access_reported.insert(pc).second) return;
   }
   if (config().quiet) return;
   SourceLocation loc = location_of(pc);
-  Allocation* al = live_allocation_containing(reinterpret_cast<void*>(a), size);
   fprintf(stderr,
           "%s: cudaemu: host-access: host code %s device memory%s%s%s — on a GPU this crashes; copy it with "
           "cudaMemcpy\n",
@@ -120,8 +121,9 @@ __attribute__((noinline)) void global_access(uintptr_t a, size_t size, bool stor
       __atomic_store_n(&al->writer[i], writer, __ATOMIC_RELAXED);
     }
   } else {
-    w->global_load += size;
-    f->load_bytes += size;
+    const uint64_t global_bytes = size & al->global_mask;  // a __constant__ load is not global traffic
+    w->global_load += global_bytes;
+    f->load_bytes += global_bytes;
     w->alloc_load[al->id] += size;
     uint32_t*& reads = al->reads[w->index];
     if (__builtin_expect(!reads, 0)) reads = counter_array(al->words);
@@ -228,10 +230,26 @@ __attribute__((noinline)) void shared_access_bytes(Worker& w, size_t offset, siz
   }
 }
 
+// Past the bytes of dynamic shared memory the launch asked for: ends the block, as an out-of-bounds global access.
+[[noreturn]] __attribute__((noinline, cold)) void dynamic_shared_out_of_bounds(Worker& w, size_t offset, size_t size,
+                                                                              bool store, uintptr_t pc) {
+  const size_t asked = w.dynamic_limit - w.dynamic_lo;
+  add_diag(w, DiagKind::kOutOfBounds, w.current->linear, pc, 0,
+           std::string("out-of-bounds ") + (store ? "store" : "load") + " of " + std::to_string(size) +
+               " bytes at %1 by thread " + coord(w.current->idx) + " of block " + coord(w.block_idx) +
+               ": byte " + std::to_string(offset - w.dynamic_lo) +
+               " of the dynamic shared memory (extern __shared__), but the launch asked for " +
+               std::to_string(asked) + " bytes (the third <<<...>>> parameter): " +
+               std::to_string(offset + size - w.dynamic_limit) + " bytes past its end");
+  abort_block(w, cudaErrorIllegalAddress);
+}
+
 __attribute__((always_inline)) inline void shared_access(Worker& w, uintptr_t a, size_t size, bool store, uintptr_t pc) {
   if (g_abort_kernel.load(std::memory_order_relaxed)) abort_for_timeout(w);
   const uint16_t tid = static_cast<uint16_t>(w.current->linear);
   size_t offset = a - w.shared_lo;
+  if (__builtin_expect(offset + size - 1 - w.dynamic_limit < w.dynamic_slack, 0))
+    dynamic_shared_out_of_bounds(w, offset, size, store, pc);
   if (offset + size > w.shared_size) size = w.shared_size - offset;
   (store ? w.shared_store : w.shared_load) += size;
   if ((offset | size) & 3) {

@@ -17,8 +17,9 @@ namespace cudaemu {
 uintptr_t g_arena_base = 0;
 uintptr_t g_arena_size = 0;
 uintptr_t g_arena_next = 0;
-std::vector<int32_t> g_slot_owner;
-std::vector<std::unique_ptr<Allocation>> g_allocations;
+// Constructed before any other file's globals: __device__ variables are allocated while those are initialised.
+__attribute__((init_priority(101))) std::vector<int32_t> g_slot_owner;
+__attribute__((init_priority(101))) std::vector<std::unique_ptr<Allocation>> g_allocations;
 
 namespace {
 
@@ -99,6 +100,34 @@ void reset_element_counts(const void* device_ptr) {
   memset(al->writer, 0, al->words * 4);
 }
 
+Allocation* allocate(size_t bytes, const char* name, const char* file, int line) {
+  if (!reserve_arena()) return nullptr;
+  size_t slots = (bytes + kSlotBytes - 1) >> kSlotShift;
+  size_t gap = slots + 1;  // a gap as large as the allocation catches strides that overshoot by a whole matrix
+  if (g_arena_next + ((slots + gap) << kSlotShift) > g_arena_base + g_arena_size) return nullptr;
+  uintptr_t base = g_arena_next;
+  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  if (mprotect(reinterpret_cast<void*>(base), (bytes + page - 1) / page * page, PROT_READ | PROT_WRITE) != 0)
+    return nullptr;
+  auto al = std::make_unique<Allocation>();
+  al->id = static_cast<int>(g_allocations.size());
+  al->base = base;
+  al->bytes = bytes;
+  al->words = (bytes + 3) / 4;
+  al->name = clean_variable_name(name);
+  al->file = file ? file : "";
+  al->line = line;
+  al->reads.assign(config().workers, nullptr);
+  al->writes.assign(config().workers, nullptr);
+  al->writer = static_cast<uint32_t*>(calloc(al->words, 4));
+  if (!al->writer) return nullptr;
+  size_t first_slot = (base - g_arena_base) >> kSlotShift;
+  for (size_t s = 0; s < slots + gap; ++s) g_slot_owner[first_slot + s] = al->id;
+  g_arena_next = base + ((slots + gap) << kSlotShift);
+  g_allocations.push_back(std::move(al));
+  return g_allocations.back().get();
+}
+
 void name_allocation(const void* device_ptr, const char* name) {
   std::lock_guard<std::mutex> api(g_api_mutex);
   if (Allocation* al = live_allocation_containing(device_ptr, 1)) al->name = name;
@@ -116,31 +145,9 @@ cudaError_t cudaMallocEmulated(void** ptr, size_t bytes, const char* name, const
   if (cudaError_t e = sync_status(); e != cudaSuccess) return record(e);
   *ptr = nullptr;
   if (bytes == 0) return cudaSuccess;
-  if (!reserve_arena()) return record(cudaErrorMemoryAllocation);
-  size_t slots = (bytes + kSlotBytes - 1) >> kSlotShift;
-  size_t gap = slots + 1;  // a gap as large as the allocation catches strides that overshoot by a whole matrix
-  if (g_arena_next + ((slots + gap) << kSlotShift) > g_arena_base + g_arena_size) return record(cudaErrorMemoryAllocation);
-  uintptr_t base = g_arena_next;
-  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  if (mprotect(reinterpret_cast<void*>(base), (bytes + page - 1) / page * page, PROT_READ | PROT_WRITE) != 0)
-    return record(cudaErrorMemoryAllocation);
-  auto al = std::make_unique<Allocation>();
-  al->id = static_cast<int>(g_allocations.size());
-  al->base = base;
-  al->bytes = bytes;
-  al->words = (bytes + 3) / 4;
-  al->name = clean_variable_name(name);
-  al->file = file ? file : "";
-  al->line = line;
-  al->reads.assign(config().workers, nullptr);
-  al->writes.assign(config().workers, nullptr);
-  al->writer = static_cast<uint32_t*>(calloc(al->words, 4));
-  if (!al->writer) return record(cudaErrorMemoryAllocation);
-  size_t first_slot = (base - g_arena_base) >> kSlotShift;
-  for (size_t s = 0; s < slots + gap; ++s) g_slot_owner[first_slot + s] = al->id;
-  g_arena_next = base + ((slots + gap) << kSlotShift);
-  g_allocations.push_back(std::move(al));
-  *ptr = reinterpret_cast<void*>(base);
+  Allocation* al = allocate(bytes, name, file, line);
+  if (!al) return record(cudaErrorMemoryAllocation);
+  *ptr = reinterpret_cast<void*>(al->base);
   return cudaSuccess;
 }
 
@@ -150,6 +157,8 @@ cudaError_t cudaFree(void* ptr) {
   if (!ptr) return cudaSuccess;
   Allocation* al = live_allocation_containing(ptr, 1);
   if (!al || al->base != reinterpret_cast<uintptr_t>(ptr)) return record(cudaErrorInvalidValue);
+  if (al->kind == Allocation::Kind::kDeviceVariable || al->kind == Allocation::Kind::kConstant)
+    return record(cudaErrorInvalidValue);
   release(*al);
   return cudaSuccess;
 }

@@ -22,6 +22,9 @@ struct Allocation {
   bool live = true;
   std::string name, file;
   int line = 0;
+  // cudaMalloc; a __device__ or __constant__ variable (never freed); cudaMallocManaged (host code may use it too)
+  enum class Kind : uint8_t { kMalloc, kDeviceVariable, kConstant, kManaged } kind = Kind::kMalloc;
+  uint64_t global_mask = ~uint64_t(0);  // ANDed with a load's size: the bytes it counts as global (0: constant)
   // Per 4-byte word. Each worker counts in its own arrays (allocated when it first touches the allocation), so
   // that workers never contend for a cache line; element_counts() adds them up.
   std::vector<uint32_t*> reads, writes;  // [worker][word]
@@ -45,6 +48,8 @@ inline Allocation* allocation_at(uintptr_t a) {
 }
 
 Allocation* live_allocation_containing(const void* p, size_t bytes);
+// A new allocation of `bytes` (> 0) in the arena, or null when it is full; g_api_mutex held.
+Allocation* allocate(size_t bytes, const char* name, const char* file, int line);
 // Gives the pages back and makes any later access fault; the addresses stay reserved, never reused.
 void release(Allocation& al);
 inline bool in_arena(const void* p) { return reinterpret_cast<uintptr_t>(p) - g_arena_base < g_arena_size; }

@@ -67,6 +67,7 @@ void write_stats_line(const LaunchReport& r) {
                      ", \"global_store_bytes\": " + std::to_string(r.global_store_bytes) +
                      ", \"shared_load_bytes\": " + std::to_string(r.shared_load_bytes) +
                      ", \"shared_store_bytes\": " + std::to_string(r.shared_store_bytes) +
+                     ", \"constant_load_bytes\": " + std::to_string(r.constant_load_bytes) +
                      ", \"max_thread_load_bytes\": " + std::to_string(r.max_thread_load_bytes) +
                      ", \"max_thread_store_bytes\": " + std::to_string(r.max_thread_store_bytes) +
                      ", \"allocations\": [";
@@ -118,9 +119,11 @@ void finish_report(LaunchReport& r, const std::vector<Worker*>& workers) {
       }
     }
   }
-  for (size_t i = 0; i < g_allocations.size(); ++i)
+  for (size_t i = 0; i < g_allocations.size(); ++i) {
     if (load[i] || store[i])
       r.allocations.push_back({g_allocations[i]->name, g_allocations[i]->bytes, load[i], store[i]});
+    if (g_allocations[i]->kind == Allocation::Kind::kConstant) r.constant_load_bytes += load[i];
+  }
   r.error = fatal;
 
   std::vector<RawDiag> ordered;

@@ -57,6 +57,8 @@ void init_worker(Worker& w) {
   w.shadow_words.assign(w.shared_size / 4 + 1, ShadowByte{});
   w.split.assign(w.shared_size / 4 + 1, 0);
   w.shadow_bytes.assign(w.shared_size + 4, ShadowByte{});
+  for (const ElfSymbol& s : executable_symbols())
+    if (s.name == CUDAEMU_DYNAMIC_SHARED && s.value + s.size <= w.shared_size) w.dynamic_lo = s.value, w.dynamic_size = s.size;
   // One stack per thread of the largest block, each with a guard page below it.
   size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   w.stack_stride = config().stack_bytes + page;
@@ -281,6 +283,8 @@ void run_block(Worker& w, uint64_t linear) {
 
 void run_blocks(Worker& w, Launch& L) {
   w.launch = &L;
+  w.dynamic_limit = w.dynamic_lo + std::min(L.dynamic_shared_bytes, w.dynamic_size);
+  w.dynamic_slack = w.dynamic_lo + w.dynamic_size - w.dynamic_limit;
   w.global_load = w.global_store = w.shared_load = w.shared_store = 0;
   w.max_thread_load = w.max_thread_store = 0;
   w.alloc_load.assign(g_allocations.size(), 0);

@@ -65,6 +65,7 @@ struct Launch {
   ThreadEntry entry = nullptr;
   void* closure = nullptr;
   std::atomic<uint64_t> next_block{0};
+  size_t dynamic_shared_bytes = 0;  // the launch's third parameter
   std::atomic<uint64_t> stop_after{UINT64_MAX};  // blocks after the first block with a fatal error are not started
   std::chrono::steady_clock::time_point start;
 };
@@ -110,6 +111,10 @@ struct Worker {
     uintptr_t pc;
   };
   std::vector<PendingRead> pending_reads;
+  // Dynamic shared memory (extern __shared__): one buffer in the TLS block, of which a launch may use its third
+  // parameter's worth. Offsets in the TLS block; an access ending in [dynamic_limit, dynamic_limit +
+  // dynamic_slack) is out of bounds. All 0 when the program declares no extern __shared__.
+  size_t dynamic_lo = 0, dynamic_size = 0, dynamic_limit = 0, dynamic_slack = 0;
   // per launch
   uint64_t global_load = 0, global_store = 0, shared_load = 0, shared_store = 0;
   uint64_t max_thread_load = 0, max_thread_store = 0;

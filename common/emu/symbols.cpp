@@ -2,6 +2,8 @@
 // __shared__ variables, read from the executable's symbol table (they are its TLS symbols).
 #include "symbols.h"
 
+#include "include/cuda_runtime.h"
+
 #include <cxxabi.h>
 #include <dlfcn.h>
 #include <elf.h>
@@ -124,10 +126,9 @@ struct TlsSymbol {
   std::string name;
 };
 
-namespace {
-const std::vector<TlsSymbol>& tls_symbols() {
-  static const std::vector<TlsSymbol> symbols = [] {
-    std::vector<TlsSymbol> out;
+const std::vector<ElfSymbol>& executable_symbols() {
+  static const std::vector<ElfSymbol> symbols = [] {
+    std::vector<ElfSymbol> out;
     std::ifstream in("/proc/self/exe", std::ios::binary);
     std::vector<char> data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (data.size() < sizeof(Elf64_Ehdr)) return out;
@@ -142,18 +143,33 @@ const std::vector<TlsSymbol>& tls_symbols() {
       auto* sym = reinterpret_cast<const Elf64_Sym*>(data.data() + sh[i].sh_offset);
       size_t n = sh[i].sh_size / sizeof(Elf64_Sym);
       for (size_t j = 0; j < n; ++j) {
-        if (ELF64_ST_TYPE(sym[j].st_info) != STT_TLS || sym[j].st_name >= strtab.sh_size) continue;
-        std::string name = data.data() + strtab.sh_offset + sym[j].st_name;
-        int status = 0;
-        char* dem = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
-        if (dem) {
-          name = dem;
-          free(dem);
-        }
-        size_t colons = name.rfind("::");
-        if (colons != std::string::npos) name = name.substr(colons + 2);
-        out.push_back({sym[j].st_value, sym[j].st_size, name});
+        unsigned type = ELF64_ST_TYPE(sym[j].st_info);
+        if ((type != STT_TLS && type != STT_FUNC) || sym[j].st_name >= strtab.sh_size) continue;
+        out.push_back({data.data() + strtab.sh_offset + sym[j].st_name, sym[j].st_value, sym[j].st_size, type});
       }
+    }
+    return out;
+  }();
+  return symbols;
+}
+
+namespace {
+const std::vector<TlsSymbol>& tls_symbols() {
+  static const std::vector<TlsSymbol> symbols = [] {
+    std::vector<TlsSymbol> out;
+    for (const ElfSymbol& s : executable_symbols()) {
+      if (s.type != STT_TLS) continue;
+      std::string name = s.name;
+      if (name == CUDAEMU_DYNAMIC_SHARED) name = "extern __shared__";
+      int status = 0;
+      char* dem = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+      if (dem) {
+        name = dem;
+        free(dem);
+      }
+      size_t colons = name.rfind("::");
+      if (colons != std::string::npos) name = name.substr(colons + 2);
+      out.push_back({s.value, s.size, name});
     }
     return out;
   }();

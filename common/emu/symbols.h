@@ -20,6 +20,13 @@ bool same_source_line(uintptr_t a, uintptr_t b);
 // A stand-in address for a source location known by name (cooperative groups pass __builtin_FILE/LINE): the same
 // for the same location, never a code address, and symbolised to that location.
 uintptr_t site_pc(const char* file, int line);
+// The executable's function and TLS symbols (mangled names; values as in its symbol table), read once.
+struct ElfSymbol {
+  std::string name;
+  uint64_t value, size;
+  unsigned type;  // STT_FUNC or STT_TLS
+};
+const std::vector<ElfSymbol>& executable_symbols();
 // "'As' (byte 12)": the __shared__ variable at this offset of the TLS block.
 std::string shared_variable_at(uint64_t offset);
 

@@ -920,6 +920,8 @@ const ErrorProgram kErrorPrograms[] = {
     {"error_warp_shfl_outside_mask", "warp", cudaSuccess},
     {"error_warp_race_no_syncwarp", "race", cudaSuccess},
     {"error_warp_stuck_collective", "warp", cudaErrorLaunchFailure},
+    {"error_dynamic_shared_oob", "out-of-bounds", cudaErrorIllegalAddress},
+    {"error_dynamic_shared_uninitialized", "uninitialized", cudaSuccess},
 };
 
 TEST_CASE("error programs: the right error names after the launch, and the diagnostic on stderr and in the stats") {
@@ -1150,6 +1152,151 @@ TEST_CASE("watchdog: a kernel that never ends is stopped after CUDAEMU_TIMEOUT")
 }
 
 // ===============================================================================================================
+// Dynamic shared memory, __constant__ and __device__ variables, streams (programs whose output gpu_check.sh
+// compares with an H100's; here the values the H100 printed, and the counts)
+// ===============================================================================================================
+TEST_CASE("programs/dynamic_shared.cu: the 48 KiB default, the opt-in, static + dynamic, and the counts") {
+    const Run r = run({program("dynamic_shared")});
+    INFO("stdout:\n", r.out, "stderr:\n", r.err);
+    REQUIRE(r.exit_code == 0);
+    const std::map<std::string, std::string> out = parse_output(r.out);
+    const std::pair<const char*, const char*> want[] = {
+        {"reverse_values", "pass"},
+        {"carve_values", "pass"},
+        {"big_max_dynamic_default", "49152"},
+        {"launch_48k", "cudaSuccess"},
+        {"launch_48k_plus_4_without_opt_in", "cudaErrorInvalidValue"},
+        {"sync_after_refused_launch", "cudaSuccess"},  // a refused launch is not sticky
+        {"set_above_optin", "cudaErrorInvalidValue"},
+        {"launch_optin", "cudaSuccess"},
+        {"launch_above_optin", "cudaErrorInvalidValue"},
+        {"launch_above_lowered_limit", "cudaErrorInvalidValue"},
+        {"mixed_static_bytes", "16384"},
+        {"mixed_max_dynamic_default", "32768"},
+        {"mixed_launch_48k_total", "cudaSuccess"},
+        {"mixed_launch_above_48k_total", "cudaErrorInvalidValue"},
+        {"mixed_set_optin", "cudaErrorInvalidValue"},
+        {"mixed_launch_optin_total", "cudaSuccess"},
+    };
+    for (const auto& key_value : want) {
+        const std::string key = key_value.first;
+        CAPTURE(key);
+        CHECK(out.count(key) == 1);
+        if (out.count(key)) CHECK(out.at(key) == key_value.second);
+    }
+    REQUIRE(out.count("optin_bytes") == 1);
+    const std::string words = std::to_string(std::stoi(out.at("optin_bytes")) / 4);  // every int of the buffer
+    CHECK(out.at("big_words_checked") == words + " of " + words);
+    // dynamic shared memory is counted like static: reverse_kernel stores and loads one float per thread
+    REQUIRE(!r.stats.empty());
+    CHECK(contains(r.stats[0], "\"kernel\": \"reverse_kernel\""));
+    CHECK(json_number(r.stats[0], "shared_store_bytes") == 3 * 128 * 4);
+    CHECK(json_number(r.stats[0], "shared_load_bytes") == 3 * 128 * 4);
+    // the refused launches are in the stats with their error, and ran nothing
+    int refused = 0;
+    for (const std::string& line : r.stats)
+        if (contains(line, "\"error\": \"cudaErrorInvalidValue\"")) {
+            ++refused;
+            CHECK(json_number(line, "shared_store_bytes") == 0);
+        }
+    CHECK(refused == 4);
+}
+
+TEST_CASE("programs/error_dynamic_shared_oob.cu: the report names the dynamic shared memory and the size asked for") {
+    const Run r = run({program("error_dynamic_shared_oob")});
+    INFO("stderr:\n", r.err);
+    CHECK(contains(r.err, "error_dynamic_shared_oob.cu:12: cudaemu: out-of-bounds in kernel 'halo_sum_kernel'"));
+    CHECK(contains(r.err, "byte 1024 of the dynamic shared memory (extern __shared__)"));
+    CHECK(contains(r.err, "the launch asked for 1024 bytes"));
+}
+
+TEST_CASE("programs/constant_memory.cu: symbols work as on the H100, and constant loads are their own space") {
+    const Run r = run({program("constant_memory")});
+    INFO("stdout:\n", r.out, "stderr:\n", r.err);
+    REQUIRE(r.exit_code == 0);
+    const std::map<std::string, std::string> out = parse_output(r.out);
+    const std::pair<const char*, const char*> want[] = {
+        {"initial_scale", "3"},
+        {"initial_table", "0.5 1.5 2.5 3.5"},
+        {"convolution_values", "pass"},
+        {"hits", "1000"},
+        {"table_values", "pass"},
+        {"hits_after_memset", "0"},
+        {"symbol_sizes", "20 16"},
+        {"to_symbol_too_long", "cudaErrorInvalidValue"},
+        {"to_symbol_offset_past_end", "cudaErrorInvalidValue"},
+        {"to_host_variable", "cudaErrorInvalidSymbol"},
+        {"last_error_after_host_variable", "cudaErrorInvalidSymbol"},  // the latest error, not the first
+        {"address_of_host_variable", "cudaErrorInvalidSymbol"},
+        {"to_symbol_device_to_host", "cudaErrorInvalidMemcpyDirection"},
+        {"last_error_cleared", "cudaErrorInvalidMemcpyDirection"},
+    };
+    for (const auto& key_value : want) {
+        const std::string key = key_value.first;
+        CAPTURE(key);
+        CHECK(out.count(key) == 1);
+        if (out.count(key)) CHECK(out.at(key) == key_value.second);
+    }
+    // convolution_kernel: per output, one mask[j] (constant) and one in[k] (global) load per tap inside the input,
+    // one load of `scale` (constant), and an atomicAdd on `hits` (a global load and store)
+    const int n = 1000, width = 5;
+    int64_t taps = 0;
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < width; ++j) taps += (i + j - width / 2 >= 0 && i + j - width / 2 < n);
+    REQUIRE(r.stats.size() == 2);
+    const std::string& line = r.stats[0];
+    CAPTURE(line);
+    CHECK(json_number(line, "constant_load_bytes") == (taps + n) * 4);
+    CHECK(json_number(line, "global_load_bytes") == (taps + n) * 4);
+    CHECK(json_number(line, "global_store_bytes") == 2 * n * 4);
+    CHECK(json_number(line, "max_thread_load_bytes") == 5 * 4 + 4);  // global only: 5 taps and the atomic
+    CHECK(contains(line, "{\"name\": \"mask\", \"bytes\": 20, \"load_bytes\": " + std::to_string(taps * 4) +
+                             ", \"store_bytes\": 0}"));
+    CHECK(contains(line, "{\"name\": \"hits\", \"bytes\": 4, \"load_bytes\": 4000, \"store_bytes\": 4000}"));
+    CHECK(json_number(r.stats[1], "constant_load_bytes") == 0);  // table_kernel reads a __device__ variable
+    CHECK(json_number(r.stats[1], "global_load_bytes") == 8 * 4 * 2);
+}
+
+TEST_CASE("programs/streams.cu: streams run in issue order and give a correct program the H100's results") {
+    const Run r = run({program("streams")});
+    INFO("stdout:\n", r.out, "stderr:\n", r.err);
+    REQUIRE(r.exit_code == 0);
+    const std::map<std::string, std::string> out = parse_output(r.out);
+    const std::pair<const char*, const char*> want[] = {
+        {"stream_values", "pass"},
+        {"default_stream_values", "pass"},
+        {"managed_values", "pass"},
+        {"stream_query_s1", "cudaSuccess"},
+        {"event_query_never_recorded", "cudaSuccess"},
+        {"elapsed_untimed", "cudaErrorInvalidResourceHandle"},
+        {"attribute_of_missing_device", "cudaErrorInvalidDevice"},
+        {"occupancy_256_threads", "8"},
+        {"occupancy_256_threads_100k_shared", "0"},  // more than the kernel's 48 KiB without the opt-in
+        {"occupancy_1024_threads", "2"},
+    };
+    for (const auto& key_value : want) {
+        const std::string key = key_value.first;
+        CAPTURE(key);
+        CHECK(out.count(key) == 1);
+        if (out.count(key)) CHECK(out.at(key) == key_value.second);
+    }
+    // the launch on a stream counts like any other; the managed allocation is named after its variable
+    REQUIRE(r.stats.size() == 5);
+    CHECK(json_number(r.stats[0], "global_load_bytes") == 4096 * 4);
+    CHECK(contains(r.stats[4], "{\"name\": \"managed\", \"bytes\": 4000, \"load_bytes\": 4000, \"store_bytes\": 4000}"));
+}
+
+TEST_CASE("a launch on a destroyed stream is refused with cudaErrorInvalidResourceHandle") {
+    cudaStream_t stream;
+    REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+    REQUIRE(cudaStreamDestroy(stream) == cudaSuccess);
+    CHECK(cudaStreamSynchronize(stream) == cudaErrorInvalidResourceHandle);
+    CHECK(cudaMemsetAsync(nullptr, 0, 0, stream) == cudaErrorInvalidResourceHandle);
+    CHECK(cudaGetLastError() == cudaErrorInvalidResourceHandle);
+    CHECK(cudaGetLastError() == cudaSuccess);
+}
+
+// ===============================================================================================================
 // tools/emucc: sources written here, compiled with $EMUCC
 // ===============================================================================================================
 namespace {
@@ -1168,12 +1315,9 @@ TEST_CASE("emucc rejects what the emulator does not support, and names it") {
         const char* source;
     };
     const Unsupported cases[] = {
-        {"dynamic_shared", "extern __shared__",
-         "__global__ void k(float* out) {\n"
-         "    extern __shared__ float buffer[];\n"
-         "    buffer[threadIdx.x] = 1.0f;\n"
-         "    out[threadIdx.x] = buffer[threadIdx.x];\n"
-         "}\n"
+        {"extern_device_variable", "extern __device__",
+         "extern __device__ float weights[4];\n"
+         "__global__ void k(float* out) { out[threadIdx.x] = weights[threadIdx.x % 4]; }\n"
          "int main() { return 0; }\n"},
         {"grid_group", "this_grid",
          "#include <cooperative_groups.h>\n"
@@ -1189,9 +1333,9 @@ TEST_CASE("emucc rejects what the emulator does not support, and names it") {
          "#include <mma.h>\n"
          "__global__ void k(float* out) { out[0] = 0.0f; }\n"
          "int main() { return 0; }\n"},
-        {"constant_memory", "__constant__",
-         "__constant__ float weights[4];\n"
-         "__global__ void k(float* out) { out[threadIdx.x] = weights[threadIdx.x % 4]; }\n"
+        {"managed_variable", "__managed__",
+         "__managed__ int counter;\n"
+         "__global__ void k() { counter = 1; }\n"
          "int main() { return 0; }\n"},
     };
     for (const Unsupported& c : cases) {
@@ -1203,6 +1347,42 @@ TEST_CASE("emucc rejects what the emulator does not support, and names it") {
         CHECK(contains(r.err, c.construct));
         CHECK(contains(r.err, "not supported"));
     }
+}
+
+TEST_CASE("a kernel's store to a __constant__ variable does not compile (nvcc warns that it cannot store there)") {
+    const Run r = emucc_build("constant_store",
+                              "__constant__ float weights[4];\n"
+                              "__global__ void k(float* out) {\n"
+                              "    weights[threadIdx.x % 4] = 1.0f;\n"
+                              "    out[threadIdx.x] = weights[0];\n"
+                              "}\n"
+                              "int main() { return 0; }\n");
+    INFO("stderr:\n", r.err);
+    CHECK(r.exit_code != 0);
+    CHECK(contains(r.err, "constant_store.cu:3:"));
+    CHECK(contains(r.err, "'weights' with const-qualified type"));
+}
+
+TEST_CASE("a __device__ variable is bounds-checked like a cudaMalloc allocation") {
+    const std::string source =
+        "#include <cstdio>\n"
+        "__device__ int slots[8];\n"
+        "__global__ void k() { slots[threadIdx.x] = 1; }  // [line: store]\n"
+        "int main() {\n"
+        "    k<<<1, 9>>>();\n"
+        "    std::printf(\"sync: %s\\n\", cudaGetErrorName(cudaDeviceSynchronize()));\n"
+        "    return 0;\n"
+        "}\n";
+    const Run build = emucc_build("device_variable_oob", source);
+    INFO("emucc stderr:\n", build.err);
+    REQUIRE(build.exit_code == 0);
+    const Run r = run({(scratch_dir() / "device_variable_oob").string()});
+    INFO("stderr:\n", r.err);
+    CHECK(r.out == "sync: cudaErrorIllegalAddress\n");
+    CHECK(contains(r.err, "device_variable_oob.cu:" +
+                              std::to_string(marked_line(source, "store", "device_variable_oob.cu")) +
+                              ": cudaemu: out-of-bounds"));
+    CHECK(contains(r.err, "element 8 of 'slots' (8 elements of 4 bytes"));
 }
 
 TEST_CASE("host code in a .cu that dereferences a device pointer gets a host-access warning") {

@@ -29,7 +29,10 @@
 // A block runs on one worker thread at a time, so one thread_local copy per worker is one copy per running block.
 // The emulator finds these variables by address (the program's TLS block) to track races and uninitialised reads.
 #define __shared__ static thread_local
-#define __constant__ _Pragma("GCC error \"__constant__ memory is not supported by the CPU emulator (docs/emulator.md)\"")
+// tools/emucc rewrites each `__device__`/`__constant__` variable at namespace scope into a reference to device
+// memory (see "Device variables" below); one it could not rewrite (made by a macro) stops here.
+#define __constant__ _Pragma("GCC error \"__constant__ here is not supported by the CPU emulator: declare each __constant__ variable at namespace scope, written out (docs/emulator.md)\"")
+#define __align__(n) __attribute__((aligned(n)))
 #define __managed__ _Pragma("GCC error \"__managed__ memory is not supported by the CPU emulator (docs/emulator.md)\"")
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -72,6 +75,7 @@ enum cudaError_t {
   cudaErrorInitializationError = 3,
   cudaErrorInvalidConfiguration = 9,
   cudaErrorInvalidPitchValue = 12,
+  cudaErrorInvalidSymbol = 13,
   cudaErrorInvalidDevicePointer = 17,
   cudaErrorInvalidMemcpyDirection = 21,
   cudaErrorInvalidDeviceFunction = 98,
@@ -120,6 +124,13 @@ struct cudaDeviceProp {
   int memoryClockRate;
   int memoryBusWidth;
   int l2CacheSize;
+  size_t sharedMemPerBlockOptin;
+  int maxBlocksPerMultiProcessor;
+  int managedMemory;
+  int concurrentKernels;
+  int asyncEngineCount;
+  int unifiedAddressing;
+  int canMapHostMemory;
 };
 
 extern "C" {
@@ -216,11 +227,6 @@ inline T __ldg(const T* p) { return *p; }
     static_assert(sizeof...(Args) > 1000000, #name " is not supported by the CPU emulator: " why); \
     return 0;                                                                                          \
   }
-CUDAEMU_UNSUPPORTED(cudaMallocManaged, "no managed memory (docs/emulator.md)")
-CUDAEMU_UNSUPPORTED(cudaMallocHost, "no pinned host memory (docs/emulator.md)")
-CUDAEMU_UNSUPPORTED(cudaMemcpyAsync, "no streams (docs/emulator.md)")
-CUDAEMU_UNSUPPORTED(cudaStreamCreate, "no streams (docs/emulator.md)")
-CUDAEMU_UNSUPPORTED(cudaMemcpyToSymbol, "no __constant__ or __device__ symbols (docs/emulator.md)")
 CUDAEMU_UNSUPPORTED(cudaLaunchKernel, "launch kernels with <<<grid, block>>> (docs/emulator.md)")
 #undef CUDAEMU_UNSUPPORTED
 
@@ -233,6 +239,7 @@ struct LaunchSite {
   const char* kernel;
   const char* file;
   int line;
+  const void* function = nullptr;  // the kernel, for its static shared memory size and attributes
 };
 using ThreadEntry = void (*)(void* closure);
 // Runs every block of the grid to completion (or to the first fatal error) before returning.
@@ -281,6 +288,190 @@ struct KernelRef {
 
 template <class... Params>
 KernelRef<Params...> kernel(void (*k)(Params...), const char* name, const char* file, int line) {
-  return KernelRef<Params...>{k, LaunchSite{name, file, line}};
+  return KernelRef<Params...>{k, LaunchSite{name, file, line, reinterpret_cast<const void*>(k)}};
+}
+}  // namespace cudaemu
+
+// ---------------------------------------------------------------------------------------------------------------
+// Dynamic shared memory, device variables, streams, host memory, device and function attributes
+// (common/emu/functions.cpp, variables.cpp, streams.cpp, host_memory.cpp). Streams run their work in issue order,
+// at the call: every stream is synchronous (docs/emulator.md).
+// ---------------------------------------------------------------------------------------------------------------
+// tools/emucc turns `extern __shared__ T name[];` into `extern __thread T name[] __asm__(CUDAEMU_DYNAMIC_SHARED)`:
+// every declaration names one buffer in the worker's TLS block (shared memory), as in CUDA; the launch's third
+// parameter says how much of it a block may use.
+#define CUDAEMU_DYNAMIC_SHARED "__cudaemu_dynamic_shared"
+#define CUDAEMU_DYNAMIC_SHARED_MAX 232448  // an H100's opt-in maximum per block (227 KiB), static + dynamic
+
+enum cudaFuncAttribute {
+  cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+  cudaFuncAttributePreferredSharedMemoryCarveout = 9,
+};
+struct cudaFuncAttributes {
+  size_t sharedSizeBytes;
+  size_t constSizeBytes;
+  size_t localSizeBytes;
+  int maxThreadsPerBlock;
+  int numRegs;
+  int ptxVersion;
+  int binaryVersion;
+  int cacheModeCA;
+  int maxDynamicSharedSizeBytes;
+  int preferredShmemCarveout;
+};
+enum cudaDeviceAttr {
+  cudaDevAttrMaxThreadsPerBlock = 1,
+  cudaDevAttrMaxBlockDimX = 2,
+  cudaDevAttrMaxBlockDimY = 3,
+  cudaDevAttrMaxBlockDimZ = 4,
+  cudaDevAttrMaxGridDimX = 5,
+  cudaDevAttrMaxGridDimY = 6,
+  cudaDevAttrMaxGridDimZ = 7,
+  cudaDevAttrMaxSharedMemoryPerBlock = 8,
+  cudaDevAttrTotalConstantMemory = 9,
+  cudaDevAttrWarpSize = 10,
+  cudaDevAttrMaxRegistersPerBlock = 12,
+  cudaDevAttrClockRate = 13,
+  cudaDevAttrMultiProcessorCount = 16,
+  cudaDevAttrConcurrentKernels = 31,
+  cudaDevAttrMemoryClockRate = 36,
+  cudaDevAttrGlobalMemoryBusWidth = 37,
+  cudaDevAttrL2CacheSize = 38,
+  cudaDevAttrMaxThreadsPerMultiProcessor = 39,
+  cudaDevAttrUnifiedAddressing = 41,
+  cudaDevAttrComputeCapabilityMajor = 75,
+  cudaDevAttrComputeCapabilityMinor = 76,
+  cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
+  cudaDevAttrMaxRegistersPerMultiprocessor = 82,
+  cudaDevAttrManagedMemory = 83,
+  cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+  cudaDevAttrMaxBlocksPerMultiprocessor = 106,
+};
+
+#define cudaStreamDefault 0x00
+#define cudaStreamNonBlocking 0x01
+#define cudaEventDefault 0x00
+#define cudaEventBlockingSync 0x01
+#define cudaEventDisableTiming 0x02
+#define cudaHostAllocDefault 0x00
+#define cudaHostAllocPortable 0x01
+#define cudaHostAllocMapped 0x02
+#define cudaHostAllocWriteCombined 0x04
+#define cudaMemAttachGlobal 0x01
+#define cudaMemAttachHost 0x02
+#define cudaStreamLegacy ((cudaStream_t)0x1)
+#define cudaStreamPerThread ((cudaStream_t)0x2)
+
+extern "C" {
+cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int value);
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func);
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* num_blocks, const void* func, int block_size,
+                                                          size_t dynamic_shared_bytes);
+cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device);
+cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes);
+
+cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t bytes, size_t offset = 0,
+                               cudaMemcpyKind kind = cudaMemcpyHostToDevice);
+cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t bytes, size_t offset = 0,
+                                 cudaMemcpyKind kind = cudaMemcpyDeviceToHost);
+cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t bytes, size_t offset = 0,
+                                    cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t stream = 0);
+cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t bytes, size_t offset = 0,
+                                      cudaMemcpyKind kind = cudaMemcpyDeviceToHost, cudaStream_t stream = 0);
+cudaError_t cudaGetSymbolAddress(void** dev_ptr, const void* symbol);
+cudaError_t cudaGetSymbolSize(size_t* bytes, const void* symbol);
+
+cudaError_t cudaStreamCreate(cudaStream_t* stream);
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags);
+cudaError_t cudaStreamDestroy(cudaStream_t stream);
+cudaError_t cudaStreamSynchronize(cudaStream_t stream);
+cudaError_t cudaStreamQuery(cudaStream_t stream);
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags = 0);
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags);
+cudaError_t cudaEventQuery(cudaEvent_t event);
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t stream = 0);
+cudaError_t cudaMemsetAsync(void* ptr, int value, size_t bytes, cudaStream_t stream = 0);
+
+cudaError_t cudaMallocHost(void** ptr, size_t bytes);
+cudaError_t cudaHostAlloc(void** ptr, size_t bytes, unsigned int flags);
+cudaError_t cudaFreeHost(void* ptr);
+cudaError_t cudaMallocManagedEmulated(void** ptr, size_t bytes, unsigned int flags, const char* name,
+                                      const char* file, int line);
+}
+
+// The C++ forms CUDA's header has: a kernel or a symbol passed as itself, a typed pointer for an allocation.
+template <class T>
+inline cudaError_t cudaFuncSetAttribute(T* func, cudaFuncAttribute attr, int value) {
+  return cudaFuncSetAttribute(reinterpret_cast<const void*>(func), attr, value);
+}
+template <class T>
+inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, T* func) {
+  return cudaFuncGetAttributes(attr, reinterpret_cast<const void*>(func));
+}
+template <class T>
+inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* num_blocks, T* func, int block_size,
+                                                                 size_t dynamic_shared_bytes) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(num_blocks, reinterpret_cast<const void*>(func), block_size,
+                                                       dynamic_shared_bytes);
+}
+template <class T>
+inline cudaError_t cudaMemcpyToSymbol(const T& symbol, const void* src, size_t bytes, size_t offset = 0,
+                                      cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
+  return cudaMemcpyToSymbol(static_cast<const void*>(&symbol), src, bytes, offset, kind);
+}
+template <class T>
+inline cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, size_t bytes, size_t offset = 0,
+                                        cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
+  return cudaMemcpyFromSymbol(dst, static_cast<const void*>(&symbol), bytes, offset, kind);
+}
+template <class T>
+inline cudaError_t cudaMemcpyToSymbolAsync(const T& symbol, const void* src, size_t bytes, size_t offset = 0,
+                                           cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t stream = 0) {
+  return cudaMemcpyToSymbolAsync(static_cast<const void*>(&symbol), src, bytes, offset, kind, stream);
+}
+template <class T>
+inline cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const T& symbol, size_t bytes, size_t offset = 0,
+                                             cudaMemcpyKind kind = cudaMemcpyDeviceToHost, cudaStream_t stream = 0) {
+  return cudaMemcpyFromSymbolAsync(dst, static_cast<const void*>(&symbol), bytes, offset, kind, stream);
+}
+template <class T>
+inline cudaError_t cudaGetSymbolAddress(void** dev_ptr, const T& symbol) {
+  return cudaGetSymbolAddress(dev_ptr, static_cast<const void*>(&symbol));
+}
+template <class T>
+inline cudaError_t cudaGetSymbolSize(size_t* bytes, const T& symbol) {
+  return cudaGetSymbolSize(bytes, static_cast<const void*>(&symbol));
+}
+template <class T>
+inline cudaError_t cudaMallocHost(T** ptr, size_t bytes) {
+  return cudaMallocHost(reinterpret_cast<void**>(ptr), bytes);
+}
+template <class T>
+inline cudaError_t cudaHostAlloc(T** ptr, size_t bytes, unsigned int flags) {
+  return cudaHostAlloc(reinterpret_cast<void**>(ptr), bytes, flags);
+}
+// Managed memory lives in device memory (counted and checked in kernels) that host code may use directly.
+template <class T>
+inline cudaError_t cudaemu_malloc_managed(T** ptr, size_t bytes, unsigned int flags, const char* name,
+                                          const char* file, int line) {
+  return cudaMallocManagedEmulated(reinterpret_cast<void**>(ptr), bytes, flags, name, file, line);
+}
+#define cudaMallocManaged(ptr, ...) cudaemu_malloc_managed_args((ptr), #ptr, __FILE__, __LINE__, __VA_ARGS__)
+template <class T>
+inline cudaError_t cudaemu_malloc_managed_args(T** ptr, const char* name, const char* file, int line, size_t bytes,
+                                               unsigned int flags = cudaMemAttachGlobal) {
+  return cudaemu_malloc_managed(ptr, bytes, flags, name, file, line);
+}
+
+namespace cudaemu {
+// tools/emucc rewrites `__device__ T name[N] = init;` at namespace scope into a host object holding the initial
+// value and `T (&name)[N] = device_variable(...)`: a reference to device memory holding a copy of it (`const` for
+// __constant__, so that a kernel's store to it does not compile, as under nvcc).
+void* define_device_variable(const void* init, size_t bytes, size_t align, bool constant, const char* name,
+                             const char* file, int line);
+template <class T>
+T& device_variable(T& init, bool constant, const char* name, const char* file, int line) {
+  return *static_cast<T*>(
+      define_device_variable(static_cast<const void*>(&init), sizeof(T), alignof(T), constant, name, file, line));
 }
 }  // namespace cudaemu

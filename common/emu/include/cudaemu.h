@@ -34,6 +34,7 @@ struct LaunchReport {
   uint64_t global_store_bytes = 0;
   uint64_t shared_load_bytes = 0;
   uint64_t shared_store_bytes = 0;
+  uint64_t constant_load_bytes = 0;     // loads from __constant__ variables (not in global_load_bytes)
   uint64_t max_thread_load_bytes = 0;   // global bytes loaded by the busiest thread
   uint64_t max_thread_store_bytes = 0;  // global bytes stored by the busiest thread
   std::vector<AllocationTraffic> allocations;  // allocations the kernel touched, in allocation order

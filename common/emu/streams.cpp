@@ -1,0 +1,140 @@
+// streams.cpp — streams and events. The emulator runs all work at the call, in issue order: a launch or an async
+// copy on any stream has finished when the call returns, so every stream is always idle, cudaStreamWaitEvent has
+// nothing to wait for, and an event is complete once recorded. A correct program sees what it would see on a
+// GPU (it may not rely on work overlapping); errors from a kernel come back from the next synchronising call, as
+// from cudaDeviceSynchronize.
+#include <chrono>
+#include <set>
+
+#include "api.h"
+#include "kernels.h"
+
+struct CUstream_st {
+  unsigned int flags = 0;
+};
+
+struct CUevent_st {
+  std::chrono::steady_clock::time_point when;
+  bool recorded = false;
+  unsigned int flags = 0;
+};
+
+namespace cudaemu {
+namespace {
+std::set<cudaStream_t> g_streams;  // created and not destroyed; guarded by g_api_mutex
+std::set<cudaEvent_t> g_events;
+}  // namespace
+
+bool valid_stream(cudaStream_t stream) {
+  return stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread || g_streams.count(stream);
+}
+
+}  // namespace cudaemu
+
+using namespace cudaemu;
+
+extern "C" {
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) {
+  std::lock_guard<std::mutex> api(g_api_mutex);
+  if (!stream || flags > cudaStreamNonBlocking) return record(cudaErrorInvalidValue);
+  if (cudaError_t e = sync_status(); e != cudaSuccess) return record(e);
+  *stream = new CUstream_st{flags};
+  g_streams.insert(*stream);
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreate(cudaStream_t* stream) { return cudaStreamCreateWithFlags(stream, cudaStreamDefault); }
+
+cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  std::lock_guard<std::mutex> api(g_api_mutex);
+  if (!g_streams.count(stream)) return record(cudaErrorInvalidResourceHandle);
+  g_streams.erase(stream);
+  delete stream;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+  std::lock_guard<std::mutex> api(g_api_mutex);
+  if (!valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+  return record(sync_status());
+}
+
+cudaError_t cudaStreamQuery(cudaStream_t stream) {
+  std::lock_guard<std::mutex> api(g_api_mutex);
+  if (!valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+  return record(sync_status());  // cudaSuccess: its work is done
+}
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int) {
+  std::lock_guard<std::mutex> api(g_api_mutex);
+  if (!valid_stream(stream) || !g_events.count(event)) return record(cudaErrorInvalidResourceHandle);
+  return cudaSuccess;  // the event's work finished before this call
+}
+
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t stream) {
+  {
+    std::lock_guard<std::mutex> api(g_api_mutex);
+    if (!valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+  }
+  return cudaMemcpy(dst, src, bytes, kind);
+}
+
+cudaError_t cudaMemsetAsync(void* ptr, int value, size_t bytes, cudaStream_t stream) {
+  {
+    std::lock_guard<std::mutex> api(g_api_mutex);
+    if (!valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+  }
+  return cudaMemset(ptr, value, bytes);
+}
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
+  std::lock_guard<std::mutex> api(g_api_mutex);
+  if (!event || flags > (cudaEventBlockingSync | cudaEventDisableTiming | 0x04)) return record(cudaErrorInvalidValue);
+  *event = new CUevent_st();
+  (*event)->flags = flags;
+  g_events.insert(*event);
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventCreate(cudaEvent_t* event) { return cudaEventCreateWithFlags(event, cudaEventDefault); }
+
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  std::lock_guard<std::mutex> api(g_api_mutex);
+  if (!g_events.count(event) || !valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+  event->when = std::chrono::steady_clock::now();  // the stream's earlier work has finished: "now" is when it gets here
+  event->recorded = true;
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  std::lock_guard<std::mutex> api(g_api_mutex);
+  if (!g_events.count(event)) return record(cudaErrorInvalidResourceHandle);
+  return record(sync_status());
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t event) {
+  std::lock_guard<std::mutex> api(g_api_mutex);
+  if (!g_events.count(event)) return record(cudaErrorInvalidResourceHandle);
+  return record(sync_status());  // recorded or not, an event has no work pending
+}
+
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
+  std::lock_guard<std::mutex> api(g_api_mutex);
+  if (!ms) return record(cudaErrorInvalidValue);
+  if (!g_events.count(start) || !g_events.count(end)) return record(cudaErrorInvalidResourceHandle);
+  if ((start->flags | end->flags) & cudaEventDisableTiming) return record(cudaErrorInvalidResourceHandle);
+  if (!start->recorded || !end->recorded) return record(cudaErrorInvalidResourceHandle);
+  *ms = std::chrono::duration<float, std::milli>(end->when - start->when).count();
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  std::lock_guard<std::mutex> api(g_api_mutex);
+  if (!g_events.count(event)) return record(cudaErrorInvalidResourceHandle);
+  g_events.erase(event);
+  delete event;
+  return cudaSuccess;
+}
+
+}  // extern "C"
