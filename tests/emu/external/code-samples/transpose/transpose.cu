@@ -44,7 +44,7 @@ cudaError_t checkCuda(cudaError_t result)
 
 const int TILE_DIM = 32;
 const int BLOCK_ROWS = 8;
-const int NUM_REPS = 100;
+const int NUM_REPS = 2;
 
 // Check errors and print GB/s
 void postprocess(const float *ref, const float *res, int n, float ms)
@@ -154,8 +154,8 @@ __global__ void transposeNoBankConflicts(float *odata, const float *idata)
 
 int main(int argc, char **argv)
 {
-  const int nx = 1024;
-  const int ny = 1024;
+  const int nx = 256;
+  const int ny = 256;
   const int mem_size = nx*ny*sizeof(float);
 
   dim3 dimGrid(nx/TILE_DIM, ny/TILE_DIM, 1);

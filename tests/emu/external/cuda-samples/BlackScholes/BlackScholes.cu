@@ -64,8 +64,8 @@ float RandFloat(float low, float high)
 ////////////////////////////////////////////////////////////////////////////////
 // Data configuration
 ////////////////////////////////////////////////////////////////////////////////
-const int OPT_N          = 4000000;
-const int NUM_ITERATIONS = 512;
+const int OPT_N          = 40000;
+const int NUM_ITERATIONS = 4;
 
 const int   OPT_SZ     = OPT_N * sizeof(float);
 const float RISKFREE   = 0.02f;

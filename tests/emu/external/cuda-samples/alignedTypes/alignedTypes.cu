@@ -167,8 +167,8 @@ template <class TData> int testCPU(TData *h_odata, TData *h_idata, int numElemen
 // Data configuration
 ////////////////////////////////////////////////////////////////////////////////
 // Memory chunk size in bytes. Reused for test
-const int MEM_SIZE       = 50000000;
-const int NUM_ITERATIONS = 32;
+const int MEM_SIZE       = 500000;
+const int NUM_ITERATIONS = 2;
 
 // GPU input and output data
 unsigned char *d_idata, *d_odata;

@@ -59,9 +59,9 @@ int main(int argc, char **argv)
 
     float *d_Input, *d_Output, *d_Buffer;
 
-    const int imageW     = 3072;
-    const int imageH     = 3072;
-    const int iterations = 16;
+    const int imageW     = 256;
+    const int imageH     = 256;
+    const int iterations = 2;
 
     StopWatchInterface *hTimer = NULL;
 

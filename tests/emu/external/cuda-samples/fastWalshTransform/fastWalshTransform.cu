@@ -60,7 +60,7 @@ extern "C" void dyadicConvolutionCPU(float *h_Result, float *h_Data, float *h_Ke
 // Data configuration
 ////////////////////////////////////////////////////////////////////////////////
 const int log2Kernel = 7;
-const int log2Data   = 23;
+const int log2Data   = 16;
 
 const int dataN   = 1 << log2Data;
 const int kernelN = 1 << log2Kernel;

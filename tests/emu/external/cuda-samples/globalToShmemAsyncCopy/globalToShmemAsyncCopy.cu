@@ -839,7 +839,7 @@ int MatrixMultiply(int argc, char **argv, const dim3 &dimsA, const dim3 &dimsB, 
     checkCudaErrors(cudaStreamSynchronize(stream));
 
     // Execute the kernel
-    int nIter = 100;
+    int nIter = 4;
 
     // Record the start event
     checkCudaErrors(cudaEventRecord(start, stream));

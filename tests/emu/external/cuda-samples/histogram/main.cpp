@@ -40,7 +40,7 @@
 // project include
 #include "histogram_common.h"
 
-const int          numRuns    = 16;
+const int          numRuns    = 2;
 const static char *sSDKsample = "[histogram]\0";
 
 int main(int argc, char **argv)
@@ -51,7 +51,7 @@ int main(int argc, char **argv)
     uint               *d_Histogram;
     StopWatchInterface *hTimer       = NULL;
     int                 PassFailFlag = 1;
-    uint                byteCount    = 64 * 1048576;
+    uint                byteCount    = 1048576 / 4;
     uint                uiSizeMult   = 1;
 
     cudaDeviceProp deviceProp;

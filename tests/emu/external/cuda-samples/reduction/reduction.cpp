@@ -517,7 +517,7 @@ template <class T> bool runTest(int argc, char **argv, ReduceType datatype)
         // warm-up
         reduce<T>(size, numThreads, numBlocks, whichKernel, d_idata, d_odata);
 
-        int testIterations = 100;
+        int testIterations = 4;
 
         StopWatchInterface *timer = 0;
         sdkCreateTimer(&timer);

@@ -354,7 +354,7 @@ bool runTest(int argc, char **argv, int device)
     checkCudaErrors(cudaMemcpy(d_idata, h_idata, bytes, cudaMemcpyHostToDevice));
     checkCudaErrors(cudaMemcpy(d_odata, h_idata, numBlocks * sizeof(float), cudaMemcpyHostToDevice));
 
-    int testIterations = 100;
+    int testIterations = 4;
 
     StopWatchInterface *timer = 0;
     sdkCreateTimer(&timer);

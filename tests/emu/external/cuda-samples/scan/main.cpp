@@ -42,7 +42,7 @@ int main(int argc, char **argv)
     uint               *d_Input, *d_Output;
     uint               *h_Input, *h_OutputCPU, *h_OutputGPU;
     StopWatchInterface *hTimer = NULL;
-    const uint          N      = 13 * 1048576 / 2;
+    const uint          N      = 262144;
 
     printf("Allocating and initializing host arrays...\n");
     sdkCreateTimer(&hTimer);

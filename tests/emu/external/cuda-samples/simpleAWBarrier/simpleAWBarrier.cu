@@ -173,7 +173,7 @@ int runNormVecByDotProductAWBarrier(int argc, char **argv, int deviceId)
     float  *vecA, *d_vecA;
     float  *vecB, *d_vecB;
     double *d_partialResults;
-    int     size = 10000000;
+    int     size = 100000;
 
     checkCudaErrors(cudaMallocHost(&vecA, sizeof(float) * size));
     checkCudaErrors(cudaMallocHost(&vecB, sizeof(float) * size));

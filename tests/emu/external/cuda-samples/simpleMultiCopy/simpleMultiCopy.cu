@@ -85,8 +85,8 @@ cudaStream_t stream[STREAM_COUNT];
 
 cudaEvent_t start, stop;
 
-int N          = 1 << 22;
-int nreps      = 10; // number of times each experiment is repeated
+int N          = 1 << 16;
+int nreps      = 2; // number of times each experiment is repeated
 int inner_reps = 5;
 
 int memsize;

@@ -187,8 +187,8 @@ int main(int argc, char **argv)
 {
     int   cuda_device = 0;
     int   nstreams    = 4;                        // number of streams for CUDA calls
-    int   nreps       = 10;                       // number of times each experiment is repeated
-    int   n           = 16 * 1024 * 1024;         // number of ints in the data set
+    int   nreps       = 2;                       // number of times each experiment is repeated
+    int   n           = 256 * 1024;         // number of ints in the data set
     int   nbytes      = n * sizeof(int);          // number of data bytes
     dim3  threads, blocks;                        // kernel launch configuration
     float elapsed_time, time_memcpy, time_kernel; // timing variables

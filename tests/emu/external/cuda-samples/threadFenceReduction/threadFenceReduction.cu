@@ -445,7 +445,7 @@ bool runTest(int argc, char **argv)
 
         // warm-up
         reduce(size, numThreads, numBlocks, d_idata, d_odata);
-        int testIterations = 100;
+        int testIterations = 4;
 
         StopWatchInterface *timer = 0;
         sdkCreateTimer(&timer);
