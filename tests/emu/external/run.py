@@ -138,9 +138,11 @@ def build(program, mode, out_dir):
     else:
         cmd = [os.environ.get("NVCC", "nvcc"), "-arch=" + os.environ.get("NVCC_ARCH", "sm_90"), "-O2", "-w",
                "--extended-lambda"]  # as the samples' own build files
-    cmd += program.include_flags() + program.flags + ["-o", exe] + program.source_files()
+    # paths relative to the repository root, so that __FILE__ (printed by error checks) is the same everywhere
+    rel = lambda paths: [os.path.relpath(p, ROOT) if os.path.isabs(p) else p for p in paths]
+    cmd += rel(program.include_flags()) + program.flags + ["-o", exe] + rel(program.source_files())
     started = time.time()
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace", cwd=ROOT)
     return exe, proc.returncode, proc.stdout, time.time() - started
 
 
@@ -150,7 +152,9 @@ def run(program, exe, timeout):
     os.makedirs(cwd, exist_ok=True)
     started = time.time()
     try:
-        proc = subprocess.run([exe] + program.args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
+        # argv[0] is the bare name: samples print it, and the output must not depend on where the binary lies
+        proc = subprocess.run([program.name] + program.args, executable=exe, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, cwd=cwd,
                               env=env, timeout=timeout, text=True, errors="replace")
         return proc.returncode, proc.stdout, proc.stderr, time.time() - started, False
     except subprocess.TimeoutExpired as e:
@@ -310,7 +314,9 @@ def main():
     out_dir = os.path.join(BUILD, mode)
     os.makedirs(out_dir, exist_ok=True)
 
-    results = load_json(os.path.join(out_dir, "results.json")) if args.only else {}
+    # with --only, the other programs keep their last results (the recorded GPU column when recording)
+    previous = gpu_json if mode == "gpu" and args.record else os.path.join(out_dir, "results.json")
+    results = load_json(previous) if args.only else {}
     width = max(len(p.name) for p in programs)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.j)) as pool:
         builds = [pool.submit(build, p, mode, out_dir) for p in programs]

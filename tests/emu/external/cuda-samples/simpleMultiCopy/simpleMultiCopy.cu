@@ -86,7 +86,7 @@ cudaStream_t stream[STREAM_COUNT];
 cudaEvent_t start, stop;
 
 int N          = 1 << 16;
-int nreps      = 2; // number of times each experiment is repeated
+int nreps      = 10; // number of times each experiment is repeated
 int inner_reps = 5;
 
 int memsize;

@@ -654,9 +654,9 @@ void softmax_forward(int kernel_num, float* out, const float* inp, int N, int C,
 int main(int argc, char **argv) {
     srand(0);
 
-    int B = 8;
-    int T = 1024;
-    int V = 50257;
+    int B = 2;
+    int T = 16;
+    int V = 1000;
 
     int deviceIdx = 0;
     cudaCheck(cudaSetDevice(deviceIdx));
@@ -714,7 +714,7 @@ int main(int argc, char **argv) {
     for (int j = 0; j < sizeof(block_sizes) / sizeof(int); j++) {
         int block_size = block_sizes[j];
 
-        int repeat_times = 100;
+        int repeat_times = 1;
         float elapsed_time = benchmark_kernel(repeat_times, softmax_forward,
                                               kernel_num, d_out, d_inp, B * T, V, block_size
                                               );
