@@ -6,12 +6,14 @@
 #   make test-external-gpu      the same programs with nvcc on this machine's GPU (RECORD=1 stores their output
 #                                as the expected output, and the GPU column in tests/emu/external/h100.json)
 #   make external-readme        rewrite the results table in tests/emu/external/README.md from the last two runs
+#   make test-external-runner   the runner's own tests, on canned compiler messages (part of make test)
 #
-# Not part of `make test`: most programs still stop at a missing emulator feature, and the run takes minutes.
+# test-external is not part of `make test`: most programs still stop at a missing emulator feature, and building
+# them all takes minutes on two cores.
 
 EXTERNAL := $(PYTHON) tests/emu/external/run.py
 
-.PHONY: test-external test-external-gpu external-readme
+.PHONY: test-external test-external-gpu external-readme test-external-runner
 
 test-external:
 	@$(EXTERNAL) $(if $(ONLY),--only $(ONLY))
@@ -21,3 +23,8 @@ test-external-gpu:
 
 external-readme:
 	@$(EXTERNAL) --readme
+
+test-external-runner:
+	@$(PYTHON) tests/emu/external/test_run.py
+
+TESTS += test-external-runner

@@ -95,39 +95,46 @@ def load_corpus():
 # Building and running
 # ---------------------------------------------------------------------------------------------------------------
 # What emucc (or the compiler it drives) says when a program uses something outside the emulator's subset, and the
-# name of the missing feature in each message.
-FEATURE_PATTERNS = [
-    (re.compile(r"error: (\S+) is not supported by the CPU emulator"), None),
-    (re.compile(r"error: dynamic shared memory \(extern __shared__\) is not supported"), "extern __shared__"),
-    (re.compile(r"error: inline PTX \(asm\) is not supported"), "asm (inline PTX)"),
-    (re.compile(r"error: thread block clusters are not supported"), "__cluster_dims__"),
-    (re.compile(r"error: (__\w+__) memory is not supported by the CPU emulator"), None),
-    (re.compile(r"error: (.+?) (?:is|are) not supported by the CPU emulator"), None),
-    (re.compile(r"fatal error: '([^']+)' file not found"), "<%s>"),
-    (re.compile(r"error: use of undeclared identifier '(\w+)'"), None),
-    (re.compile(r"error: no (?:template )?named '(\w+)' in namespace '(\w+)'"), "%s::%s"),
-    (re.compile(r"error: unknown type name '(\w+)'"), None),
-    (re.compile(r"error: no matching function for call to '(\w+)'"), None),
-    (re.compile(r"error: no member named '(\w+)' in '([\w:]+)'"), "%s::%s"),
+# name of the missing feature in each message: emucc's own refusals, a CUDA header it does not have, and a CUDA
+# runtime or device API the compiler cannot find.
+REFUSALS = [
+    (re.compile(r'"(\w+) is not supported by the CPU emulator'), "{0}"),  # a static_assert in cuda_runtime.h
+    (re.compile(r"dynamic shared memory \(extern __shared__\) is not supported"), "extern __shared__"),
+    (re.compile(r"inline PTX \(asm\) is not supported"), "asm (inline PTX)"),
+    (re.compile(r"thread block clusters are not supported"), "__cluster_dims__"),
+    (re.compile(r"error: (__\w+__) memory is not supported by the CPU emulator"), "{0}"),
+    (re.compile(r"error: (.+?) (?:is|are) not supported by the CPU emulator"), "{0}"),
+    (re.compile(r"fatal error: '([^']+)' file not found"), "<{0}>"),
+]
+CUDA_NAME = r"(?:cuda|cu[A-Z]|CU|__|atomic|make_|clock|tex|surf|warp)\w*"
+MISSING_API = [
+    (re.compile(r"error: use of undeclared identifier '(%s)'" % CUDA_NAME), "{0}"),
+    (re.compile(r"error: unknown type name '(%s)'" % CUDA_NAME), "{0}"),
+    (re.compile(r"error: no member named '(\w+)' in '(cuda\w+)'"), "{1}::{0}"),
+    (re.compile(r"error: no (?:template |type |member )?named '(\w+)' in namespace '(cooperative_groups|cg|cuda|nvcuda)'"),
+     "{1}::{0}"),
 ]
 
 
-def missing_feature(log):
-    """The feature a failed emulator build names, or None when the first error is not about a missing feature."""
-    first = next((line for line in log.splitlines() if re.search(r"\berror\b", line)), "")
-    for pattern, fmt in FEATURE_PATTERNS:
-        m = pattern.search(first)
-        if m:
-            if fmt is None:
-                return m.group(1)
-            return fmt % (m.groups() if "%s" in fmt else ())
-    return None
+def missing_features(log):
+    """The features a failed emulator build names (at most three, in order of appearance), or [] when none of its
+    errors is about a missing feature."""
+    names = []
+    for line in log.splitlines():
+        for pattern, fmt in REFUSALS + MISSING_API:
+            m = pattern.search(line)
+            if m:
+                name = fmt.format(*m.groups())
+                if name not in names:
+                    names.append(name)
+                break
+    return names[:3] + (["%d more" % (len(names) - 3)] if len(names) > 3 else [])
 
 
 def first_error(log):
     for line in log.splitlines():
         if re.search(r"\berror\b", line):
-            return re.sub(r"^.*?tests/emu/external/", "", line.strip())[:200]
+            return re.sub(r"^.*?tests/emu/external/", "", line.strip().replace(ROOT + os.sep, ""))[:200]
     return (log.strip().splitlines() or ["(no message)"])[-1][:200]
 
 
@@ -185,9 +192,9 @@ def check_emu(program, built, timeout):
     exe, rc, log, build_s = built
     result = {"name": program.name, "build_s": round(build_s, 1)}
     if rc != 0:
-        feature = missing_feature(log)
-        if feature:
-            result.update(verdict="unsupported", detail=feature)
+        features = missing_features(log)
+        if features:
+            result.update(verdict="unsupported", detail=", ".join(features))
         else:
             result.update(verdict="fail", detail="build: " + first_error(log))
         return result
@@ -253,13 +260,16 @@ def write_readme(origins, programs, gpu, emu):
     counts, features = {}, {}
     for p in programs:
         g, e = gpu.get(p.name, {}), emu.get(p.name, {})
-        gv = g.get("verdict", "not run") + (" (%s)" % g["detail"] if g.get("detail") else "")
+        gv = g.get("verdict", "not run") + (" (`%s`)" % g["detail"] if g.get("detail") else "")
         ev = e.get("verdict", "not run")
         counts[ev] = counts.get(ev, 0) + 1
         if ev == "unsupported":
-            features[e["detail"]] = features.get(e["detail"], 0) + 1
+            for name in e["detail"].split(", "):
+                if not name.endswith(" more"):
+                    features[name] = features.get(name, 0) + 1
+        detail = e.get("detail", "").replace("|", "\\|")
         rows.append("| %s | %s | %s `%s` | %s | %s | %s |" % (p.name, p.category, p.origin_name, p.path, gv, ev,
-                                                             e.get("detail", "").replace("|", "\\|")))
+                                                             "`%s`" % detail if detail else ""))
     gpu_ok = [p.name for p in programs if gpu.get(p.name, {}).get("verdict") == "pass"]
     both = [n for n in gpu_ok if emu.get(n, {}).get("verdict") == "pass"]
     summary = ["%d programs. On the H100, %d build, run and pass their own checks. On the emulator: %s." % (
@@ -267,14 +277,27 @@ def write_readme(origins, programs, gpu, emu):
         "Of the %d that pass on the H100, %d (%d %%) pass on the emulator with identical output." % (
             len(gpu_ok), len(both), round(100 * len(both) / len(gpu_ok)) if gpu_ok else 0)]
     if features:
-        summary.append("Missing features named by the emulator's refusals (programs): " + ", ".join(
+        summary.append("Missing features named by the emulator's refusals (the first three of each program; number "
+                       "of programs): " + ", ".join(
             "`%s` (%d)" % (k, v) for k, v in sorted(features.items(), key=lambda kv: (-kv[1], kv[0]))) + ".")
-    when = ["H100 column: %s. Emulator column: %s." % (gpu.get("_when", "not recorded"), emu.get("_when", "not run"))]
+    when = ["H100 column: %s, %s, %s. Emulator column: %s." % (
+        gpu.get("_when", "not recorded"), gpu.get("_device", "device not recorded"), gpu.get("_nvcc", "nvcc not recorded"),
+        emu.get("_when", "not run"))]
     block = "\n".join([begin, ""] + summary + [""] + when + [""] + rows + ["", end])
     text = text[:text.index(begin)] + block + text[text.index(end) + len(end):]
     with open(path, "w") as f:
         f.write(text)
     print("README.md: table of %d programs written" % len(programs))
+
+
+def command_line_output(cmd):
+    """The last line a command prints, e.g. the version of a tool, or '' when it cannot run."""
+    try:
+        out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout
+    except OSError:
+        return ""
+    lines = out.strip().splitlines()
+    return lines[-1].strip() if lines else ""
 
 
 def load_json(path):
@@ -328,6 +351,9 @@ def main():
             results[p.name] = r
             print("%-*s  %-11s %s" % (width, p.name, r["verdict"], r["detail"]), flush=True)
     results["_when"] = time.strftime("%Y-%m-%d")
+    if mode == "gpu":
+        results["_device"] = command_line_output(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"])
+        results["_nvcc"] = command_line_output([os.environ.get("NVCC", "nvcc"), "--version"])
     with open(os.path.join(out_dir, "results.json"), "w") as f:
         json.dump(results, f, indent=1, sort_keys=True)
     if mode == "gpu" and args.record:
