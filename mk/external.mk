@@ -2,7 +2,7 @@
 # licence), run on the CPU emulator and compared with what the same programs printed on an H100.
 #
 #   make test-external          build each with tools/emucc, run it, compare with the H100: pass / fail / unsupported
-#        ONLY=name,name ...      just those programs (names as in tests/emu/external/corpus.ini)
+#        ONLY=name,name ...      just those programs (names as in tests/emu/external/corpus.ini); JOBS=N parallel builds
 #   make test-external-gpu      the same programs with nvcc on this machine's GPU (RECORD=1 stores their output
 #                                as the expected output, and the GPU column in tests/emu/external/h100.json)
 #   make external-readme        rewrite the results table in tests/emu/external/README.md from the last two runs
@@ -16,7 +16,7 @@ EXTERNAL := $(PYTHON) tests/emu/external/run.py
 .PHONY: test-external test-external-gpu external-readme test-external-runner
 
 test-external:
-	@$(EXTERNAL) $(if $(ONLY),--only $(ONLY))
+	@$(EXTERNAL) -j $(or $(JOBS),1) $(if $(ONLY),--only $(ONLY))
 
 test-external-gpu:
 	@$(EXTERNAL) --gpu -j $(or $(JOBS),4) $(if $(RECORD),--record) $(if $(ONLY),--only $(ONLY))

@@ -29,9 +29,10 @@ class MissingFeatures(unittest.TestCase):
                "a.cu:5:3: error: use of undeclared identifier 'cudaFreeHost'; did you mean 'cudaFree'?\n"
                "a.cu:6:3: error: no member named 'asyncEngineCount' in 'cudaDeviceProp'\n"
                "a.cu:7:3: error: use of undeclared identifier 'cudaFreeHost'\n"
-               "a.cu:8:3: error: use of undeclared identifier 'atomicSub'\n")
+               "a.cu:8:3: error: use of undeclared identifier 'atomicSub'\n"
+               "a.cu:9:3: error: unknown type name 'uint4'\n")
         self.assertEqual(run.missing_features(log), ["<cooperative_groups.h>", "cudaFreeHost",
-                                                     "cudaDeviceProp::asyncEngineCount", "1 more"])
+                                                     "cudaDeviceProp::asyncEngineCount", "2 more"])
 
     def test_other_errors_name_no_feature(self):
         log = ("a.cu:130:5: error: use of undeclared identifier 'print_NVCC_min_spec'\n"
