@@ -132,6 +132,9 @@ def missing_features(log):
 
 
 def first_error(log):
+    if "linker command failed" in log:  # the linker's own first message says more than clang's summary
+        first = next((line for line in log.splitlines() if line.strip()), "")
+        return "link: " + first.strip().replace(ROOT + os.sep, "")[:200]
     for line in log.splitlines():
         if re.search(r"\berror\b", line):
             return re.sub(r"^.*?tests/emu/external/", "", line.strip().replace(ROOT + os.sep, ""))[:200]

@@ -41,6 +41,13 @@ class MissingFeatures(unittest.TestCase):
         self.assertEqual(run.first_error(log), "a.cu:130:5: error: use of undeclared identifier 'print_NVCC_min_spec'")
 
 
+    def test_a_link_failure_shows_the_linker_message(self):
+        log = ("`__sancov_bools' referenced in section `.text.initScan' of a.o: defined in discarded section\n"
+               "clang: error: linker command failed with exit code 1 (use -v to see invocation)\n")
+        self.assertEqual(run.missing_features(log), [])
+        self.assertTrue(run.first_error(log).startswith("link: `__sancov_bools' referenced"), run.first_error(log))
+
+
 class Comparison(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp()
