@@ -216,6 +216,8 @@ def check_emu(program, built, timeout):
         want, want_status = expected
         if got == want:
             detail = "exit status %s, the H100's %s" % (status, want_status)
+            if stderr.strip():  # an emulator diagnostic or the program's own error message
+                detail += "; stderr: " + stderr.strip().splitlines()[0][:150]
         else:
             g, w = got.splitlines(), want.splitlines()
             i = next((k for k in range(max(len(g), len(w))) if k >= len(g) or k >= len(w) or g[k] != w[k]), 0)
