@@ -2,12 +2,13 @@
 """run.py — build and run the external CUDA corpus with the CPU emulator or with nvcc, and compare.
 
 The corpus is CUDA programs written outside this project (see corpus.ini: each program's origin, path, commit and
-licence). Every program checks its own results: it prints a verdict and/or exits non-zero when they are wrong.
+licence). Almost every program checks its own results (it prints a verdict and/or exits non-zero when they are
+wrong); what each printed on an H100 is kept in expected/, and the emulator must print the same.
 
     tests/emu/external/run.py                  emulator: build each with tools/emucc, run it, compare with the H100
     tests/emu/external/run.py --gpu            the same programs with nvcc on this machine's GPU
-    tests/emu/external/run.py --gpu --record   ... and store what the GPU printed as the expected output (expected/)
-    tests/emu/external/run.py --readme         rewrite README.md's table from expected/ and the last emulator run
+    tests/emu/external/run.py --gpu --record   ... and store what the GPU printed (expected/) and its verdicts (h100.json)
+    tests/emu/external/run.py --readme         rewrite README.md's table from h100.json and the last emulator run
     options: --only NAME[,NAME...]   -j N (parallel builds)   --timeout S (per run, default 60)
 
 Emulator verdicts, one line per program:
@@ -278,8 +279,11 @@ def write_readme(origins, programs, gpu, emu):
             p.name, p.category, p.origin_name, p.path, gv, ev, "`%s`" % detail if detail else "", e.get("run_s", "")))
     gpu_ok = [p.name for p in programs if gpu.get(p.name, {}).get("verdict") == "pass"]
     both = [n for n in gpu_ok if emu.get(n, {}).get("verdict") == "pass"]
-    summary = ["%d programs. On the H100, %d build, run and pass their own checks. On the emulator: %s." % (
-        len(programs), len(gpu_ok), ", ".join("%d %s" % (counts[k], k) for k in sorted(counts))),
+    sources = {(p.origin_name, p.path) for p in programs}  # llm.c's files each run several kernel versions
+    summary = ["%d programs (%d source programs, from %d origins). On the H100, %d build, run and pass their own "
+               "checks. On the emulator: %s." % (
+                   len(programs), len(sources), len(origins), len(gpu_ok),
+                   ", ".join("%d %s" % (counts[k], k) for k in sorted(counts))),
         "Of the %d that pass on the H100, %d (%d %%) pass on the emulator with identical output." % (
             len(gpu_ok), len(both), round(100 * len(both) / len(gpu_ok)) if gpu_ok else 0)]
     if features:
