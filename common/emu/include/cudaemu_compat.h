@@ -259,3 +259,18 @@ auto __launch_site(void (*k)(Params...), const char* name, const char* file, int
   return kernel(k, name, file, line);
 }
 }  // namespace cudaemu
+
+// ---------------------------------------------------------------------------------------------------------------
+// Outside the subset, besides cuda_runtime.h's list: named at compile time
+// ---------------------------------------------------------------------------------------------------------------
+#define CUDAEMU_REFUSED(name, why)                                                                      \
+  template <class... Args>                                                                              \
+  inline cudaError_t name(Args...) {                                                                    \
+    static_assert(sizeof...(Args) > 1000000, #name " is not supported by the CPU emulator: " why);      \
+    return cudaErrorUnknown;                                                                            \
+  }
+CUDAEMU_REFUSED(cudaLaunchCooperativeKernel, "no grid-wide synchronisation (docs/emulator.md)")
+CUDAEMU_REFUSED(cudaHostRegister, "no page-locking of existing host memory (docs/emulator.md)")
+CUDAEMU_REFUSED(cudaHostUnregister, "no page-locking of existing host memory (docs/emulator.md)")
+CUDAEMU_REFUSED(cudaHostGetDevicePointer, "no mapped host memory (docs/emulator.md)")
+#undef CUDAEMU_REFUSED
