@@ -162,7 +162,9 @@ inline unsigned int __usad(unsigned int x, unsigned int y, unsigned int z) { ret
 // Averages without overflow: (x + y) >> 1 and (x + y + 1) >> 1 computed in a wider type.
 inline int __hadd(int x, int y) { return static_cast<int>((int64_t(x) + y) >> 1); }
 inline int __rhadd(int x, int y) { return static_cast<int>((int64_t(x) + y + 1) >> 1); }
-inline unsigned int __uhadd(unsigned int x, unsigned int y) { return static_cast<unsigned int>((uint64_t(x) + y) >> 1); }
+inline unsigned int __uhadd(unsigned int x, unsigned int y) {
+  return static_cast<unsigned int>((uint64_t(x) + y) >> 1);
+}
 inline unsigned int __urhadd(unsigned int x, unsigned int y) {
   return static_cast<unsigned int>((uint64_t(x) + y + 1) >> 1);
 }

@@ -145,7 +145,8 @@ int main() {
     std::printf("atomicExch_int: %s\n", verdict(r.exch_int_sum + exch_int == ids));
     std::printf("atomicExch_ull: %s\n", verdict(r.exch_ull_sum + exch_ull == ids_ull));
     std::printf("atomicExch_float: %s\n", verdict(r.exch_float_sum + exch_float == floats));
-    std::printf("atomicMin_Max_int: %d %d %s\n", r.min_int, r.max_int, verdict(r.min_int == min_v && r.max_int == max_v));
+    std::printf("atomicMin_Max_int: %d %d %s\n", r.min_int, r.max_int,
+                verdict(r.min_int == min_v && r.max_int == max_v));
     std::printf("atomicMin_Max_uint: %u %u\n", r.min_uint, r.max_uint);
     std::printf("atomicMin_Max_ll: %lld %lld\n", r.min_ll, r.max_ll);
     std::printf("atomicMin_Max_ull: %llu %llu\n", r.min_ull, r.max_ull);
@@ -154,7 +155,8 @@ int main() {
     std::printf("atomicCAS_int: %d\n", r.cas_count);
     std::printf("atomicCAS_ull: %llu\n", r.cas_ull_count);
     std::printf("atomicCAS_ushort: %s\n", verdict(cas_short >= 1 && cas_short <= N));
-    std::printf("atomicAnd_Or_Xor: %08x %08x %08x %s\n", r.and_bits, r.or_bits, r.xor_bits, verdict(r.xor_bits == xor_bits));
+    std::printf("atomicAnd_Or_Xor: %08x %08x %08x %s\n", r.and_bits, r.or_bits, r.xor_bits,
+                verdict(r.xor_bits == xor_bits));
     std::printf("atomicAnd_Or_Xor_ull: %016llx %016llx %016llx %s\n", r.and_ull, r.or_ull, r.xor_ull,
                 verdict(r.xor_ull == xor_ull));
     std::printf("atomicAdd_ull: %llu %s\n", r.add_ull, verdict(r.add_ull == add_ull));
