@@ -13,6 +13,7 @@
 #include "include/cudaemu.h"
 #include "kernels.h"
 #include "memory.h"
+#include "properties.h"
 #include "report.h"
 #include "scheduler.h"
 
@@ -237,6 +238,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
   if (!prop) return record_locked(cudaErrorInvalidValue);
   if (device != 0) return record_locked(cudaErrorInvalidDevice);
   *prop = cudaDeviceProp{};
+  set_documented_properties(prop);  // properties.cpp; the fields set below come after it
   snprintf(prop->name, sizeof prop->name, "cudaemu CPU emulator (%u worker threads)", config().workers);
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   prop->totalGlobalMem = pages > 0 && page > 0 ? size_t(pages) * size_t(page) : 0;

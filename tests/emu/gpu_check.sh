@@ -36,8 +36,11 @@ for src in $sources; do
     name=$(basename "$src" .cu)
     case "$name" in hang_*) continue ;; esac
     case " $GPU_HANGS " in *" $name "*) continue ;; esac
-    if ! "$NVCC" -arch="$ARCH" -o "$OUT/$name.gpu" "$src" 2>"$OUT/$name.build.log" ||
-       ! tools/emucc -o "$OUT/$name.emu" "$src" 2>>"$OUT/$name.build.log"; then
+    # a program of several files: NAME.cu and parts/NAME_*.cu
+    parts=$(ls tests/emu/programs/parts/"$name"_*.cu 2>/dev/null)
+    # shellcheck disable=SC2086  # $parts is a list of file names without spaces
+    if ! "$NVCC" -arch="$ARCH" -o "$OUT/$name.gpu" "$src" $parts 2>"$OUT/$name.build.log" ||
+       ! tools/emucc -o "$OUT/$name.emu" "$src" $parts 2>>"$OUT/$name.build.log"; then
         echo "$name: BUILD FAILED"
         cat "$OUT/$name.build.log"
         status=1

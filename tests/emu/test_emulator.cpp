@@ -1408,3 +1408,81 @@ TEST_CASE("host code in a .cu that dereferences a device pointer gets a host-acc
     CHECK(contains(r.err, "'d_counter'"));
     CHECK(count_of(r.err, "\n") == 1);  // one warning, once
 }
+
+// ===============================================================================================================
+// The rest of nvcc's CUDA: headers of a program's own, atomics, what is still refused
+// ===============================================================================================================
+TEST_CASE("emucc treats a program's own headers like its .cu: an unsupported construct there is named with its line") {
+    const fs::path header = scratch_dir() / "inline_ptx.cuh";
+    std::ofstream(header) << "#pragma once\n"
+                             "__device__ inline unsigned lane() {\n"
+                             "    unsigned id;\n"
+                             "    asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(id));\n"
+                             "    return id;\n"
+                             "}\n";
+    const Run r = emucc_build("header_refusal", "#include \"inline_ptx.cuh\"\n"
+                                                "__global__ void k(unsigned* out) { out[threadIdx.x] = lane(); }\n"
+                                                "int main() { return 0; }\n");
+    INFO("stderr:\n", r.err);
+    CHECK(r.exit_code != 0);
+    CHECK(contains(r.err, "inline_ptx.cuh:4: error: inline PTX (asm) is not supported"));
+}
+
+TEST_CASE("atomics count a load and a store of their width each, and are never a race with one another") {
+    const int threads = 64;
+    const Run build = emucc_build("atomic_counts",
+                                  "#include <cstdio>\n"
+                                  "__global__ void k(unsigned long long* g, int* out) {\n"
+                                  "    __shared__ int s;\n"
+                                  "    if (threadIdx.x == 0) s = 0;\n"
+                                  "    __syncthreads();\n"
+                                  "    atomicCAS(g, 0ull, 1ull);\n"
+                                  "    atomicExch(&s, (int)threadIdx.x);\n"
+                                  "    atomicMax(&s, 0);\n"
+                                  "    __syncthreads();\n"
+                                  "    if (threadIdx.x == 0) out[0] = s;\n"
+                                  "}\n"
+                                  "int main() {\n"
+                                  "    unsigned long long* g; int* out;\n"
+                                  "    cudaMalloc(&g, 8); cudaMalloc(&out, 4); cudaMemset(g, 0, 8);\n"
+                                  "    k<<<1, " + std::to_string(threads) + ">>>(g, out);\n"
+                                  "    unsigned long long v = 0; cudaMemcpy(&v, g, 8, cudaMemcpyDeviceToHost);\n"
+                                  "    std::printf(\"g: %llu\\n\", v);\n"
+                                  "    return 0;\n"
+                                  "}\n");
+    INFO("emucc stderr:\n", build.err);
+    REQUIRE(build.exit_code == 0);
+    const Run r = run({(scratch_dir() / "atomic_counts").string()});
+    INFO("stderr:\n", r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out == "g: 1\n");
+    REQUIRE(r.stats.size() == 1);
+    const std::string& line = r.stats[0];
+    CAPTURE(line);
+    CHECK(json_number(line, "global_load_bytes") == threads * 8);                 // atomicCAS on 8 bytes
+    CHECK(json_number(line, "global_store_bytes") == threads * 8 + 4);            // ... and out[0]
+    CHECK(json_number(line, "shared_load_bytes") == threads * 2 * 4 + 4);         // two 4-byte atomics, s read
+    CHECK(json_number(line, "shared_store_bytes") == 4 + threads * 2 * 4);        // s = 0, two atomics
+    CHECK(contains(line, "\"errors\": []"));
+}
+
+TEST_CASE("what the emulator still lacks is refused at compile time by name") {
+    struct Unsupported {
+        const char* name;
+        const char* call;
+    };
+    const Unsupported cases[] = {
+        {"cooperative_launch", "cudaLaunchCooperativeKernel((void*)k, 1, 1, nullptr)"},
+        {"host_register", "cudaHostRegister(nullptr, 0, 0)"},
+        {"mapped_pointer", "cudaHostGetDevicePointer(nullptr, nullptr, 0)"},
+    };
+    for (const Unsupported& c : cases) {
+        const std::string name = c.name;
+        CAPTURE(name);
+        const Run r = emucc_build(c.name, std::string("__global__ void k() {}\nint main() { ") + c.call + "; }\n");
+        INFO("stderr:\n", r.err);
+        CHECK(r.exit_code != 0);
+        CHECK(contains(r.err, std::string(c.call).substr(0, std::string(c.call).find('(')) +
+                                  " is not supported by the CPU emulator"));
+    }
+}

@@ -20,8 +20,9 @@
 // ---------------------------------------------------------------------------------------------------------------
 // Qualifiers
 // ---------------------------------------------------------------------------------------------------------------
-#define __global__
-#define __device__
+// Device code is marked so that tools/emucc can fuse its multiply-adds as nvcc does (docs/emulator.md).
+#define __global__ __attribute__((annotate("cudaemu.device")))
+#define __device__ __attribute__((annotate("cudaemu.device")))
 #define __host__
 #define __forceinline__ inline __attribute__((always_inline))
 #define __restrict__ __restrict
@@ -124,13 +125,58 @@ struct cudaDeviceProp {
   int memoryClockRate;
   int memoryBusWidth;
   int l2CacheSize;
-  size_t sharedMemPerBlockOptin;
-  int maxBlocksPerMultiProcessor;
-  int managedMemory;
+  // The other fields CUDA 12 and 13 document (values: common/emu/properties.cpp)
+  size_t memPitch;
+  size_t textureAlignment;
+  size_t texturePitchAlignment;
+  int deviceOverlap;
+  int kernelExecTimeoutEnabled;
+  int integrated;
+  int canMapHostMemory;
+  int computeMode;
+  size_t surfaceAlignment;
   int concurrentKernels;
+  int ECCEnabled;
+  int pciBusID;
+  int pciDeviceID;
+  int pciDomainID;
+  int tccDriver;
   int asyncEngineCount;
   int unifiedAddressing;
-  int canMapHostMemory;
+  int persistingL2CacheMaxSize;
+  int streamPrioritiesSupported;
+  int globalL1CacheSupported;
+  int localL1CacheSupported;
+  int managedMemory;
+  int isMultiGpuBoard;
+  int multiGpuBoardGroupID;
+  int hostNativeAtomicSupported;
+  int singleToDoublePrecisionPerfRatio;
+  int pageableMemoryAccess;
+  int concurrentManagedAccess;
+  int computePreemptionSupported;
+  int canUseHostPointerForRegisteredMem;
+  int cooperativeLaunch;
+  int cooperativeMultiDeviceLaunch;
+  size_t sharedMemPerBlockOptin;
+  int pageableMemoryAccessUsesHostPageTables;
+  int directManagedMemAccessFromHost;
+  int maxBlocksPerMultiProcessor;
+  int accessPolicyMaxWindowSize;
+  size_t reservedSharedMemPerBlock;
+  int hostRegisterSupported;
+  int sparseCudaArraySupported;
+  int hostRegisterReadOnlySupported;
+  int timelineSemaphoreInteropSupported;
+  int memoryPoolsSupported;
+  int gpuDirectRDMASupported;
+  unsigned int gpuDirectRDMAFlushWritesOptions;
+  int gpuDirectRDMAWritesOrdering;
+  unsigned int memoryPoolSupportedHandleTypes;
+  int deferredMappingCudaArraySupported;
+  int ipcEventSupported;
+  int clusterLaunch;
+  int unifiedFunctionPointers;
 };
 
 extern "C" {
@@ -475,3 +521,9 @@ T& device_variable(T& init, bool constant, const char* name, const char* file, i
       define_device_variable(static_cast<const void*>(&init), sizeof(T), alignof(T), constant, name, file, line));
 }
 }  // namespace cudaemu
+
+// ---------------------------------------------------------------------------------------------------------------
+// The rest of what nvcc's headers give every program: version macros, __align__, vector types, intrinsics, atomics
+// ---------------------------------------------------------------------------------------------------------------
+#include "cudaemu_atomics.h"
+#include "cudaemu_compat.h"

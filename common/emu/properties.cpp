@@ -1,0 +1,33 @@
+// properties.cpp — the cudaDeviceProp fields CUDA 12 and 13 document, beyond those api.cpp sets. Two rules pick a
+// value: a field that promises an API or a behaviour says what the emulator does (no mapped or managed memory,
+// no copy engines, no cooperative or cluster launches: 0), so that a program that checks before it uses a feature
+// takes the path that works here; a field that only describes hardware a program cannot observe (alignments,
+// caches) has an H100's value. docs/emulator.md lists them.
+#include "properties.h"
+
+#include "include/cuda_runtime.h"
+
+namespace cudaemu {
+
+void set_documented_properties(cudaDeviceProp* prop) {
+  prop->clockRate = 1000000;  // kHz: clock64() counts nanoseconds, one tick per ns
+  // hardware a program cannot observe: an H100's values
+  prop->memPitch = 2147483647;
+  prop->textureAlignment = 512;
+  prop->texturePitchAlignment = 32;
+  prop->surfaceAlignment = 512;
+  prop->globalL1CacheSupported = 1;
+  prop->localL1CacheSupported = 1;
+  prop->singleToDoublePrecisionPerfRatio = 2;
+  // what the emulator does
+  prop->kernelExecTimeoutEnabled = 1;  // the watchdog stops a kernel after CUDAEMU_TIMEOUT
+  prop->integrated = 0;                // device memory is its own arena: copies are needed, as on a discrete GPU
+  prop->computeMode = 0;               // cudaComputeModeDefault
+  prop->unifiedAddressing = 1;         // one address space: cudaMemcpyDefault tells host from device pointers
+  // api.cpp sets the limits and features that dynamic shared memory, managed memory and streams bring
+  // (sharedMemPerBlockOptin, maxBlocksPerMultiProcessor, managedMemory, concurrentKernels).
+  // Features the emulator does not have are 0 (value-initialised): deviceOverlap and asyncEngineCount (copies
+  // happen at the call), canMapHostMemory, cooperativeLaunch, clusterLaunch, memory pools, host registration, IPC, ECC, PCI location, persisting L2
+}
+
+}  // namespace cudaemu

@@ -1,0 +1,69 @@
+// The ways CUDA code names the kernel it launches: a template whose `<<<` is on the next line, an element of an
+// array of kernels, a function pointer, a launch inside a macro, and a launch in an included header. Each kernel
+// adds a different amount to every element, so the final values say which launches ran, and how often.
+//
+// Build: nvcc -arch=sm_90 -o launch_forms tests/emu/programs/launch_forms.cu
+
+#include "program.h"
+#include "launch_forms.cuh"
+
+// ----------------------------------------------------------------------------
+// kernels
+
+template <int AMOUNT>
+__global__ void add_kernel(int* data, int n) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) data[i] += AMOUNT;
+}
+
+__global__ void times_two_kernel(int* data, int n) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) data[i] *= 2;
+}
+
+// ----------------------------------------------------------------------------
+// host
+
+#define LAUNCH_1D(kernel, n, ...) kernel<<<((n) + 127) / 128, 128>>>(__VA_ARGS__)
+
+int main() {
+    const int n = 1000;
+    int* d_data = nullptr;
+    CHECK(cudaMalloc(&d_data, n * sizeof(int)));
+    CHECK(cudaMemset(d_data, 0, n * sizeof(int)));
+    int want = 0;
+
+    add_kernel<100>
+        <<<(n + 127) / 128, 128>>>(d_data, n);  // the kernel's name ends the line before
+    want += 100;
+    print_error("next_line_launch", cudaGetLastError());
+
+    void (*kernels[2])(int*, int) = {add_kernel<10>, times_two_kernel};
+    for (int k = 0; k < 2; ++k) {
+        kernels[k]<<<(n + 127) / 128, 128>>>(d_data, n);
+    }
+    want = (want + 10) * 2;
+    print_error("array_launch", cudaGetLastError());
+
+    void (*fp)(int*, int) = add_kernel<3>;
+    (*fp)<<<(n + 127) / 128, 128>>>(d_data, n);
+    fp<<<(n + 127) / 128, 128>>>(d_data, n);
+    want += 6;
+    print_error("pointer_launch", cudaGetLastError());
+
+    LAUNCH_1D(add_kernel<1000>, n, d_data, n);
+    want += 1000;
+    print_error("macro_launch", cudaGetLastError());
+
+    add_one(d_data, n);
+    want += 1;
+    print_error("header_launch", cudaGetLastError());
+    print_error("sync", cudaDeviceSynchronize());
+
+    std::vector<int> got(n), expected(n, want);
+    CHECK(cudaMemcpy(got.data(), d_data, n * sizeof(int), cudaMemcpyDeviceToHost));
+    print_compare("values", got, expected);
+    std::printf("value: %d\n", got[n - 1]);
+    CHECK(cudaFree(d_data));
+    return 0;
+}
