@@ -3,7 +3,8 @@
 #
 #   make bench [LAB=N KERNEL=file | SUBMISSION=dir]   GFLOP/s of every lab's reference (and yours) next to cuBLAS
 #        [SIZES="512 1024"] [SHAPES="MxNxK ..."]      CSV, table and SVG plots in build/bench/
-#   make profile LAB=N [KERNEL=file] [SIZE=n]          Nsight Compute counters next to the emulator's exact count
+#   make profile LAB=N [KERNEL=file] [SIZE=n | SHAPE=MxNxK]   Nsight Compute counters, why the kernel waits, and the
+#                                                      emulator's exact count (up to 2048³)
 #   make sanitize LAB=N [KERNEL=file]                  compute-sanitizer memcheck, racecheck, synccheck, initcheck
 #   make sanitize-catalogue                            the grader's known-wrong kernels through the same four tools
 #   make autotune [SIZE=n] [WIDE=1] [ONLY=BN=256,...]  sweeps lab 6's tile shape (-D LAB6_...), fastest first
@@ -19,7 +20,7 @@ bench:
 	  $(if $(SIZES),--sizes "$(SIZES)") $(if $(SHAPES),--shapes "$(SHAPES)")
 
 profile:
-	@$(GPUTOOL) profile $(lab_flag) $(kernel_flag) $(if $(SIZE),--size $(SIZE))
+	@$(GPUTOOL) profile $(lab_flag) $(kernel_flag) $(if $(SIZE),--size $(SIZE)) $(if $(SHAPE),--shape $(SHAPE))
 
 sanitize:
 	@$(GPUTOOL) sanitize $(lab_flag) $(kernel_flag)

@@ -2,6 +2,7 @@
 #
 #   make traffic M=55 K=48 N=43 TILE=16   grid, phases, bytes read and written, FLOPs, intensity (naive vs tiled)
 #        LAB=5 instead of TILE            the same for that lab's block tile and register tiles (labs 2-6)
+#        LAB=6 SPLIT=8 SMS=132 PER_SM=2   ... with K split 8 ways, and the waves on a GPU of 132 multiprocessors
 #   make trace M=4 K=4 N=4 TILE=2         the tiled algorithm phase by phase for block (0, 0); small sizes only
 #   make heatmap LAB=3 [KERNEL=file] [M=.. K=.. N=..]   SVG maps of per-element reads and writers, in build/heatmap/
 #   make answers [LAB=3]                  check labs/<lab>/answers.txt against the lesson's exercises
@@ -13,7 +14,7 @@ LESSON := $(PYTHON) tools/lesson
 .PHONY: traffic trace heatmap answers test-lessons
 
 traffic:
-	@$(LESSON) traffic M=$(M) K=$(K) N=$(N) TILE=$(TILE) LAB=$(LAB)
+	@$(LESSON) traffic M=$(M) K=$(K) N=$(N) TILE=$(TILE) LAB=$(LAB) SPLIT=$(SPLIT) SMS=$(SMS) PER_SM=$(PER_SM)
 
 trace:
 	@$(LESSON) trace M=$(M) K=$(K) N=$(N) TILE=$(TILE)

@@ -6,7 +6,20 @@
 // buffering change shared-memory traffic and latency, not global traffic, so the bound is lab 5's. With BK = 16,
 // K = 16 is the prologue alone (no prefetch), K = 17 and 33 end on the second and first stage, and K = 48, 97 and
 // 132 take 3, 7 and 9 phases.
+// Two shapes stand for what a fast kernel does at every size: a long K under a single tile of C (40×300·300×68,
+// 33×301·301×36), where a kernel may split K across blocks and add the partial sums in a workspace (split-K:
+// the reference does, when the emulator has at least 2 workers), and an odd K with N a multiple of 4
+// (130×37·37×260), where the loads of B can stay float4s while those of A cannot.
 #include "lab_tests.h"
+
+// Every element of C stored once, by kernel code. A split-K kernel also stores partial sums to a workspace of its
+// own: those are not stores of C, so here only the stores into C are counted against C's size.
+static Verdict check_c_stored_once(const Problem& p, Run run) {
+  uint64_t c_stores = 0;
+  for (uint32_t writes : run.C_writes) c_stores += writes;
+  run.bytes_written = c_stores * sizeof(float);
+  return check_written_once(p, run);
+}
 
 static_assert(BM == 128 && BN == 128, "the traffic tests' names state a 128×128 block tile");
 
@@ -31,6 +44,10 @@ TEST_SUITE("correctness") {
                     random_problem(20, 8, 12, 16),
                     random_problem(70, 132, 30, 17),
                     random_problem(70, 30, 132, 18)});
+  }
+
+  TEST_CASE("a long K under one tile of C, and an odd K with N a multiple of 4") {
+    expect_correct({random_problem(40, 68, 300, 30), random_problem(33, 36, 301, 31), random_problem(130, 260, 37, 32)});
   }
 
   TEST_CASE("sizes 1, 15, 16, 17 and primes") {
@@ -58,6 +75,22 @@ TEST_SUITE("traffic") {
     Problem q = random_problem(130, 260, 36, 19);
     expect(check_written_once(q, run_student(q)));
   }
+
+  TEST_CASE("a long K under one tile of C (40x300 * 300x68): reads at most the bound, C stored once") {
+    Problem p = random_problem(40, 68, 300, 25);
+    Run run = run_student(p);
+    expect(check_reads_at_most(p, run, block_tile_floats(p, BM, BN) * sizeof(float),
+                               "a kernel with 128×128 block tiles, K split or not,"));
+    expect(check_c_stored_once(p, run));
+  }
+
+  TEST_CASE("odd K (130x37 * 37x260): reads at most M*K*ceil(N/128) + K*N*ceil(M/128) floats, C stored once") {
+    Problem p = random_problem(130, 260, 37, 26);
+    Run run = run_student(p);
+    expect(check_reads_at_most(p, run, block_tile_floats(p, BM, BN) * sizeof(float),
+                               "a kernel with 128×128 block tiles"));
+    expect(check_written_once(p, run));
+  }
 }
 
 TEST_SUITE("memory safety") {
@@ -67,6 +100,10 @@ TEST_SUITE("memory safety") {
                   random_problem(55, 43, 48, 12),
                   random_problem(130, 260, 36, 15),
                   random_problem(70, 132, 30, 20)});
+  }
+
+  TEST_CASE("the same on a long K under one tile (40x300 * 300x68, 33x301 * 301x36) and an odd K (130x37 * 37x260)") {
+    expect_clean({random_problem(40, 68, 300, 27), random_problem(33, 36, 301, 28), random_problem(130, 260, 37, 29)});
   }
 }
 #endif

@@ -1,12 +1,11 @@
-// Lab 6 reference solution: warp tiling and double buffering, for any M, N, K >= 1.
+// Lab 6 reference solution: warp tiling and double buffering, for any M, N, K >= 1, with the tile and a split of
+// K chosen per problem.
 // C = A·B; A is M×K, B is K×N, C is M×N, all row-major, device pointers (contract in lab.h).
 // FP32 FFMA only: no tensor cores, no inline PTX.
 //
-// - Block tile BM×BN = 128×256 with 256 threads = 8 warps; K walked in slices of BK = 16. (lab.h's contract is
-//   128×128; a bigger block tile reads less, so lab 6's traffic bound still holds.)
-// - Warp tile: warp w computes a WM×WN = 128×32 part of the block tile, in WMITER×WNITER = 2×4 steps of a
-//   64×8 sub-tile; the warp's 32 threads cover a sub-tile as a 16×2 grid of TM×TN = 4×4 register tiles. A
-//   thread holds (WMITER·TM)×(WNITER·TN) = 8×16 outputs, spread over the warp tile in 4×4 pieces.
+// - One kernel template, instantiated for a few tile shapes (TileShape below). Each block computes a BM×BN tile
+//   of C with 8 warps, walking its part of K in slices of BK = 16; warp w computes a WM×WN part of the block tile
+//   in WMITER×WNITER steps of a sub-tile that the warp's 32 threads cover as a grid of TM×TN = 4×4 register tiles.
 // - Shared memory: A stored transposed (As[k][m]), so every shared load is a 16-byte float4 (LDS.128) of 4
 //   consecutive floats. A quarter-warp's float4 loads from As hit 2 addresses (a broadcast each) and from
 //   Bs 4 consecutive ones: no bank conflicts. The transposed stores are conflict-free without padding: a
@@ -14,18 +13,22 @@
 // - Double buffering: two shared-memory stages. While the warps compute on one stage, each thread already has
 //   the next tile's global loads in flight into registers; after the math it stores them into the other stage.
 //   One __syncthreads() per phase is enough, because a phase writes only the stage nobody reads in it.
-// - Edges: global loads are float4 when K % 4 == 0 and N % 4 == 0 (then every row of A, B and C starts
-//   16-byte aligned), and guarded scalar loads otherwise; zero fill past the edges, guarded stores.
+// - Split-K: when the tiles of C are too few to keep every multiprocessor busy, K is cut into `splits` ranges of
+//   whole phases (gridDim.z). Each block writes its partial sums to a workspace, and a second kernel adds the
+//   partials of each element in split order 0, 1, 2, ...: the same order every run, so the result is
+//   deterministic (no atomics). A and B are still read once per block column and row: each split reads only
+//   its range of K. The price is the workspace: splits·M·N floats written and read again.
+// - Edges: the loads of A are float4s when K % 4 == 0 (then every row of A starts 16-byte aligned), those of
+//   B and the stores of C when N % 4 == 0; each operand falls back to guarded scalar accesses on its own, so an
+//   odd K keeps the float4 loads of B and the float4 stores of C. Zero fill past the edges, guarded stores.
 //
-// Tuning: every shape parameter can be set with -D; the defaults are the fastest shape `make autotune` found on
-// an H100 (docs/results.md). For example, lab.h's own 128×128 tile with 8×8 outputs per thread:
-// -DLAB6_BN=128 -DLAB6_WM=64 -DLAB6_WNITER=2 -DLAB6_MIN_BLOCKS=2.
-//   LAB6_BM, LAB6_BN, LAB6_BK    block tile and K slice                  default 128, 256, 16
-//   LAB6_WM, LAB6_WN             warp tile                                default 128, 32
-//   LAB6_WMITER, LAB6_WNITER     sub-tile steps across the warp tile     default 2, 4
-//   LAB6_TM, LAB6_TN             a thread's register tile per step       default 4, 4
-//   LAB6_MIN_BLOCKS              __launch_bounds__ minimum blocks per SM  default 1 (2 caps registers at 128)
-// The valid space (the static_asserts below reject everything else):
+// The launcher (bottom) chooses the tile shape and the split from M, N, K and the multiprocessor count; its
+// comment gives the rule and the H100 measurements behind it (docs/results.md).
+//
+// Tuning: with -D LAB6_BM=... (all of LAB6_BM, BN, BK, WM, WN, WMITER, WNITER, TM, TN, as `make autotune` passes
+// them, and LAB6_MIN_BLOCKS, default 1) every problem uses that one tile shape instead, with K split when its
+// tiles leave multiprocessors idle (split_count below).
+// The valid space (the static_asserts in TileShape reject everything else):
 //   THREADS = 32·(BM/WM)·(BN/WN) <= 1024, with BM % WM == 0 and BN % WN == 0;
 //   WM % WMITER == 0 and WN % WNITER == 0, and a warp's 32 threads exactly cover one sub-tile:
 //     (WM/WMITER/TM)·(WN/WNITER/TN) == 32;
@@ -38,72 +41,56 @@
 // Test:         make lab6 KERNEL=solutions/lab6-warptiling/kernel.cu
 // Compile only: nvcc -arch=sm_90 -I common -I labs/lab6-warptiling -c solutions/lab6-warptiling/kernel.cu
 
+#include <cstddef>
 #include <cstdint>
 
 #include "lab.h"
 
-#ifndef LAB6_BM
-#define LAB6_BM 128
-#endif
-#ifndef LAB6_BN
-#define LAB6_BN 256
-#endif
-#ifndef LAB6_BK
-#define LAB6_BK 16
-#endif
-#ifndef LAB6_WM
-#define LAB6_WM 128
-#endif
-#ifndef LAB6_WN
-#define LAB6_WN 32
-#endif
-#ifndef LAB6_WMITER
-#define LAB6_WMITER 2
-#endif
-#ifndef LAB6_WNITER
-#define LAB6_WNITER 4
-#endif
-#ifndef LAB6_TM
-#define LAB6_TM 4
-#endif
-#ifndef LAB6_TN
-#define LAB6_TN 4
-#endif
+namespace warptiled {
+
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int WMITER_, int WNITER_, int TM_, int TN_, int MIN_BLOCKS_>
+struct TileShape {
+    static constexpr int BM = BM_, BN = BN_, BK = BK_;          // block tile and K slice
+    static constexpr int WM = WM_, WN = WN_;                    // warp tile
+    static constexpr int WMITER = WMITER_, WNITER = WNITER_;    // sub-tile steps across the warp tile
+    static constexpr int TM = TM_, TN = TN_;                    // a thread's register tile per step
+    static constexpr int MIN_BLOCKS = MIN_BLOCKS_;              // __launch_bounds__: blocks per multiprocessor
+
+    static constexpr int WSUBM = WM / WMITER;                   // rows of one warp sub-tile
+    static constexpr int WSUBN = WN / WNITER;                   // columns of one warp sub-tile
+    static constexpr int THREADS = 32 * (BM / WM) * (BN / WN);  // one warp per warp tile
+    static constexpr int THREAD_M = WMITER * TM;                // a thread's outputs: THREAD_M × THREAD_N
+    static constexpr int THREAD_N = WNITER * TN;
+    static constexpr int A_LOADS = BM * BK / 4 / THREADS;       // float4s of the A tile each thread loads per phase
+    static constexpr int B_LOADS = BK * BN / 4 / THREADS;       // float4s of the B tile
+
+    static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles cover the block tile");
+    static_assert(THREADS <= 1024, "a block holds at most 1024 threads");
+    static_assert(WM % WMITER == 0 && WN % WNITER == 0, "WMITER×WNITER sub-tiles cover the warp tile");
+    static_assert(WSUBM % TM == 0 && WSUBN % TN == 0, "TM×TN register tiles cover a sub-tile");
+    static_assert((WSUBM / TM) * (WSUBN / TN) == 32, "a warp's 32 threads cover exactly one sub-tile");
+    static_assert(TM % 4 == 0 && TN % 4 == 0, "shared loads into registers are float4s");
+    static_assert(BK % 4 == 0, "A is loaded from global memory in float4s along K");
+    static_assert((BM * BK / 4) % THREADS == 0 && (BK * BN / 4) % THREADS == 0,
+                  "every thread loads the same whole number of float4s of each tile");
+    static_assert(2 * BK * (BM + BN) * sizeof(float) <= 48 * 1024,
+                  "two stages fit in 48 KiB of static shared memory");
+};
+
+// The shapes the launcher chooses from. Both keep lab.h's 128 rows and at least its 128 columns, so both stay
+// within lab 6's traffic bound; a split of K adds blocks without reading A or B again.
+// Wide: 8×16 outputs per thread, one block per multiprocessor, 64×64 warp tiles. Among `make autotune`'s fastest
+// at 4096³ on an H100, and in `make bench` the best of them at 1024³ and with an odd K (docs/results.md).
+using Wide = TileShape<128, 256, 16, 64, 64, 2, 4, 4, 4, 1>;
+// Square: lab.h's shape, 8×8 outputs per thread in at most 128 registers, so two blocks share a multiprocessor.
+using Square = TileShape<128, 128, 16, 64, 32, 2, 2, 4, 4, 2>;
+#ifdef LAB6_BM
 #ifndef LAB6_MIN_BLOCKS
 #define LAB6_MIN_BLOCKS 1
 #endif
-
-// The kernel's tile shape. Inside this namespace these names hide lab.h's contract values.
-namespace tuned {
-
-constexpr int BM = LAB6_BM;
-constexpr int BN = LAB6_BN;
-constexpr int BK = LAB6_BK;
-constexpr int WM = LAB6_WM;
-constexpr int WN = LAB6_WN;
-constexpr int WMITER = LAB6_WMITER;
-constexpr int WNITER = LAB6_WNITER;
-constexpr int TM = LAB6_TM;
-constexpr int TN = LAB6_TN;
-
-constexpr int WSUBM = WM / WMITER;                   // rows of one warp sub-tile
-constexpr int WSUBN = WN / WNITER;                   // columns of one warp sub-tile
-constexpr int THREADS = 32 * (BM / WM) * (BN / WN);  // one warp per warp tile
-constexpr int THREAD_M = WMITER * TM;                // a thread's outputs: THREAD_M × THREAD_N
-constexpr int THREAD_N = WNITER * TN;
-constexpr int A_LOADS = BM * BK / 4 / THREADS;       // float4s of the A tile each thread loads per phase
-constexpr int B_LOADS = BK * BN / 4 / THREADS;       // float4s of the B tile
-
-static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles cover the block tile");
-static_assert(THREADS <= 1024, "a block holds at most 1024 threads");
-static_assert(WM % WMITER == 0 && WN % WNITER == 0, "WMITER×WNITER sub-tiles cover the warp tile");
-static_assert(WSUBM % TM == 0 && WSUBN % TN == 0, "TM×TN register tiles cover a sub-tile");
-static_assert((WSUBM / TM) * (WSUBN / TN) == 32, "a warp's 32 threads cover exactly one sub-tile");
-static_assert(TM % 4 == 0 && TN % 4 == 0, "shared loads into registers are float4s");
-static_assert(BK % 4 == 0, "A is loaded from global memory in float4s along K");
-static_assert((BM * BK / 4) % THREADS == 0 && (BK * BN / 4) % THREADS == 0,
-              "every thread loads the same whole number of float4s of each tile");
-static_assert(2 * BK * (BM + BN) * sizeof(float) <= 48 * 1024, "two stages fit in 48 KiB of static shared memory");
+using Tuned = TileShape<LAB6_BM, LAB6_BN, LAB6_BK, LAB6_WM, LAB6_WN, LAB6_WMITER, LAB6_WNITER, LAB6_TM, LAB6_TN,
+                        LAB6_MIN_BLOCKS>;
+#endif
 
 // src[row][col .. col+3] of a rows×cols row-major matrix, with 0 for the elements outside it.
 // VECTOR: one float4 load. The launcher guarantees cols % 4 == 0 (and src 16-byte aligned), so with col a
@@ -126,35 +113,39 @@ __device__ __forceinline__ float4 load_float4(const float* src, int row, int col
 }
 
 // One tile of A and one of B on their way from global to shared memory, held in registers in between.
+template <class T>
 struct TileRegisters {
-    float4 a[A_LOADS];
-    float4 b[B_LOADS];
+    float4 a[T::A_LOADS];
+    float4 b[T::B_LOADS];
 };
 
 // Float4 number f of the A tile is rows m = f % BM, columns k = f / BM * 4 .. +3: a warp takes 32
 // consecutive rows, so the transposed stores below go to 32 different banks.
 // Float4 number f of the B tile is row k = f / (BN/4), columns n = f % (BN/4) * 4 .. +3: a warp reads
 // consecutive 16-byte pieces of one row of B.
-template <bool VECTOR>
-__device__ __forceinline__ void load_tile(TileRegisters& r, const float* A, const float* B, int M, int N, int K,
+template <class T, bool VECTOR_A, bool VECTOR_B>
+__device__ __forceinline__ void load_tile(TileRegisters<T>& r, const float* A, const float* B, int M, int N, int K,
                                           int tile, int tid) {
 #pragma unroll
-    for (int i = 0; i < A_LOADS; ++i) {
-        const int f = tid + i * THREADS;
-        r.a[i] = load_float4<VECTOR>(A, blockIdx.y * BM + f % BM, tile * BK + f / BM * 4, M, K);
+    for (int i = 0; i < T::A_LOADS; ++i) {
+        const int f = tid + i * T::THREADS;
+        r.a[i] = load_float4<VECTOR_A>(A, blockIdx.y * T::BM + f % T::BM, tile * T::BK + f / T::BM * 4, M, K);
     }
 #pragma unroll
-    for (int i = 0; i < B_LOADS; ++i) {
-        const int f = tid + i * THREADS;
-        r.b[i] = load_float4<VECTOR>(B, tile * BK + f / (BN / 4), blockIdx.x * BN + f % (BN / 4) * 4, K, N);
+    for (int i = 0; i < T::B_LOADS; ++i) {
+        const int f = tid + i * T::THREADS;
+        r.b[i] = load_float4<VECTOR_B>(B, tile * T::BK + f / (T::BN / 4), blockIdx.x * T::BN + f % (T::BN / 4) * 4,
+                                       K, N);
     }
 }
 
-__device__ __forceinline__ void store_tile(const TileRegisters& r, float (&As)[BK][BM], float (&Bs)[BK][BN], int tid) {
+template <class T>
+__device__ __forceinline__ void store_tile(const TileRegisters<T>& r, float (&As)[T::BK][T::BM],
+                                           float (&Bs)[T::BK][T::BN], int tid) {
 #pragma unroll
-    for (int i = 0; i < A_LOADS; ++i) {
-        const int f = tid + i * THREADS;
-        const int m = f % BM, k = f / BM * 4;
+    for (int i = 0; i < T::A_LOADS; ++i) {
+        const int f = tid + i * T::THREADS;
+        const int m = f % T::BM, k = f / T::BM * 4;
         // A goes in transposed: its four values along K become four rows of As
         As[k + 0][m] = r.a[i].x;
         As[k + 1][m] = r.a[i].y;
@@ -162,20 +153,26 @@ __device__ __forceinline__ void store_tile(const TileRegisters& r, float (&As)[B
         As[k + 3][m] = r.a[i].w;
     }
 #pragma unroll
-    for (int i = 0; i < B_LOADS; ++i) {
-        const int f = tid + i * THREADS;
-        *reinterpret_cast<float4*>(&Bs[f / (BN / 4)][f % (BN / 4) * 4]) = r.b[i];
+    for (int i = 0; i < T::B_LOADS; ++i) {
+        const int f = tid + i * T::THREADS;
+        *reinterpret_cast<float4*>(&Bs[f / (T::BN / 4)][f % (T::BN / 4) * 4]) = r.b[i];
     }
 }
 
 // ----------------------------------------------------------------------------
-// kernel
+// kernels
 
-template <bool VECTOR>
-__global__ void __launch_bounds__(THREADS, LAB6_MIN_BLOCKS)
-    matmul_warptiled_kernel(const float* A, const float* B, float* C, int M, int N, int K) {
-    alignas(16) __shared__ float As[2][BK][BM];  // (2, BK, BM): two stages of the A tile, transposed
-    alignas(16) __shared__ float Bs[2][BK][BN];  // (2, BK, BN): two stages of the B tile
+// Block (x, y) computes the BM×BN tile (y, x) of C. SPLIT: block (x, y, z) computes it over phases
+// z·tiles_per_split .. +tiles_per_split only (fewer in the last split) and stores it in the workspace at
+// out + z·M·N. Without SPLIT, out is C and the block runs every phase (a separate instantiation: the split's
+// bookkeeping in the unsplit kernel made nvcc schedule its main loop a few per cent slower on an H100).
+template <class T, bool VECTOR_A, bool VECTOR_B, bool SPLIT>
+__global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
+    matmul_warptiled_kernel(const float* A, const float* B, float* out, int M, int N, int K, int tiles_per_split) {
+    alignas(16) __shared__ float As[2][T::BK][T::BM];  // (2, BK, BM): two stages of the A tile, transposed
+    alignas(16) __shared__ float Bs[2][T::BK][T::BN];  // (2, BK, BN): two stages of the B tile
+    constexpr int BM = T::BM, BN = T::BN, WM = T::WM, WN = T::WN, TM = T::TM, TN = T::TN;
+    constexpr int WSUBM = T::WSUBM, WSUBN = T::WSUBN;
 
     const int tid = threadIdx.x;
     const int warp = tid / 32;
@@ -187,25 +184,30 @@ __global__ void __launch_bounds__(THREADS, LAB6_MIN_BLOCKS)
     const int tile_row = warp_row * WM + thread_row * TM;  // in the block tile, at sub-tile step (0, 0)
     const int tile_col = warp_col * WN + thread_col * TN;
 
-    float acc[THREAD_M][THREAD_N] = {};  // the thread's outputs, in registers
-    float a_reg[THREAD_M];               // column k of the thread's rows of A
-    float b_reg[THREAD_N];               // row k of the thread's columns of B
+    // this block's phases; the launcher leaves no split empty, so there is at least one
+    const int first_tile = SPLIT ? blockIdx.z * tiles_per_split : 0;
+    const int left = ceil_div(K, T::BK) - first_tile;
+    const int num_tiles = SPLIT && tiles_per_split < left ? tiles_per_split : left;
+    float* C = SPLIT ? out + size_t(blockIdx.z) * M * N : out;
 
-    TileRegisters next;
-    load_tile<VECTOR>(next, A, B, M, N, K, 0, tid);
-    store_tile(next, As[0], Bs[0], tid);
+    float acc[T::THREAD_M][T::THREAD_N] = {};  // the thread's outputs, in registers
+    float a_reg[T::THREAD_M];                  // column k of the thread's rows of A
+    float b_reg[T::THREAD_N];                  // row k of the thread's columns of B
+
+    TileRegisters<T> next;
+    load_tile<T, VECTOR_A, VECTOR_B>(next, A, B, M, N, K, first_tile, tid);
+    store_tile<T>(next, As[0], Bs[0], tid);
     __syncthreads();  // stage 0 is complete
 
-    const int num_tiles = ceil_div(K, BK);
     for (int tile = 0; tile < num_tiles; ++tile) {
         const int stage = tile % 2;
         const bool more = tile + 1 < num_tiles;  // the same for every thread: the barrier below is uniform
-        if (more) load_tile<VECTOR>(next, A, B, M, N, K, tile + 1, tid);  // in flight during the math below
+        if (more) load_tile<T, VECTOR_A, VECTOR_B>(next, A, B, M, N, K, first_tile + tile + 1, tid);  // in flight
 
 #pragma unroll
-        for (int k = 0; k < BK; ++k) {
+        for (int k = 0; k < T::BK; ++k) {
 #pragma unroll
-            for (int wm = 0; wm < WMITER; ++wm) {
+            for (int wm = 0; wm < T::WMITER; ++wm) {
 #pragma unroll
                 for (int i = 0; i < TM; i += 4) {
                     const float4 v = *reinterpret_cast<const float4*>(&As[stage][k][tile_row + wm * WSUBM + i]);
@@ -216,7 +218,7 @@ __global__ void __launch_bounds__(THREADS, LAB6_MIN_BLOCKS)
                 }
             }
 #pragma unroll
-            for (int wn = 0; wn < WNITER; ++wn) {
+            for (int wn = 0; wn < T::WNITER; ++wn) {
 #pragma unroll
                 for (int j = 0; j < TN; j += 4) {
                     const float4 v = *reinterpret_cast<const float4*>(&Bs[stage][k][tile_col + wn * WSUBN + j]);
@@ -228,40 +230,40 @@ __global__ void __launch_bounds__(THREADS, LAB6_MIN_BLOCKS)
             }
             // an outer product: (THREAD_M + THREAD_N) floats from shared memory feed THREAD_M·THREAD_N FFMAs
 #pragma unroll
-            for (int m = 0; m < THREAD_M; ++m) {
+            for (int m = 0; m < T::THREAD_M; ++m) {
 #pragma unroll
-                for (int n = 0; n < THREAD_N; ++n) acc[m][n] += a_reg[m] * b_reg[n];
+                for (int n = 0; n < T::THREAD_N; ++n) acc[m][n] += a_reg[m] * b_reg[n];
             }
         }
 
         // the other stage: its last readers finished before the previous barrier
-        if (more) store_tile(next, As[stage ^ 1], Bs[stage ^ 1], tid);
+        if (more) store_tile<T>(next, As[stage ^ 1], Bs[stage ^ 1], tid);
         __syncthreads();  // the next stage is complete, and nobody still reads this one when it is refilled
     }
 
 #pragma unroll
-    for (int wm = 0; wm < WMITER; ++wm) {
+    for (int wm = 0; wm < T::WMITER; ++wm) {
 #pragma unroll
         for (int i = 0; i < TM; ++i) {
             const int row = blockIdx.y * BM + tile_row + wm * WSUBM + i;
             if (row >= M) continue;  // edge blocks hold outputs outside C
             const int m = wm * TM + i;
 #pragma unroll
-            for (int wn = 0; wn < WNITER; ++wn) {
+            for (int wn = 0; wn < T::WNITER; ++wn) {
 #pragma unroll
                 for (int j = 0; j < TN; j += 4) {
                     const int col = blockIdx.x * BN + tile_col + wn * WSUBN + j;
                     const int n = wn * TN + j;
-                    float* out = &C[row * N + col];
-                    if (VECTOR) {
+                    float* dst = &C[row * N + col];
+                    if (VECTOR_B) {
                         // N % 4 == 0 and col % 4 == 0: the float4 is aligned, all inside C or all outside
-                        if (col < N) *reinterpret_cast<float4*>(out) = make_float4(acc[m][n], acc[m][n + 1],
+                        if (col < N) *reinterpret_cast<float4*>(dst) = make_float4(acc[m][n], acc[m][n + 1],
                                                                                    acc[m][n + 2], acc[m][n + 3]);
                     } else {
-                        if (col < N) out[0] = acc[m][n];
-                        if (col + 1 < N) out[1] = acc[m][n + 1];
-                        if (col + 2 < N) out[2] = acc[m][n + 2];
-                        if (col + 3 < N) out[3] = acc[m][n + 3];
+                        if (col < N) dst[0] = acc[m][n];
+                        if (col + 1 < N) dst[1] = acc[m][n + 1];
+                        if (col + 2 < N) dst[2] = acc[m][n + 2];
+                        if (col + 3 < N) dst[3] = acc[m][n + 3];
                     }
                 }
             }
@@ -269,21 +271,149 @@ __global__ void __launch_bounds__(THREADS, LAB6_MIN_BLOCKS)
     }
 }
 
-}  // namespace tuned
+// C = the sum of the splits' partial products, each M×N in `partials`, one after another. Thread i adds element
+// i (VECTOR: elements 4i .. 4i+3, when M·N % 4 == 0) of split 0, then 1, 2, ...: a fixed order, so the same
+// inputs give the same bits every run.
+template <bool VECTOR>
+__global__ void splitk_sum_kernel(const float* partials, float* C, int elements, int splits) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const size_t stride = size_t(elements);
+    if (VECTOR) {
+        if (4 * i >= elements) return;
+        float4 sum = reinterpret_cast<const float4*>(partials)[i];
+        for (int s = 1; s < splits; ++s) {
+            const float4 p = reinterpret_cast<const float4*>(partials + s * stride)[i];
+            sum.x += p.x;
+            sum.y += p.y;
+            sum.z += p.z;
+            sum.w += p.w;
+        }
+        reinterpret_cast<float4*>(C)[i] = sum;
+    } else {
+        if (i >= elements) return;
+        float sum = partials[i];
+        for (int s = 1; s < splits; ++s) sum += partials[s * stride + i];
+        C[i] = sum;
+    }
+}
 
 // ----------------------------------------------------------------------------
 // launcher
 
-static bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
-void matmul(const float* A, const float* B, float* C, int M, int N, int K) {
-    dim3 block(tuned::THREADS);                                 // 1-D: the kernel places warps and lanes itself
-    dim3 grid(ceil_div(N, tuned::BN), ceil_div(M, tuned::BM));  // rounds up: edge blocks hang over C
-    // every row of A starts 16-byte aligned when K % 4 == 0, every row of B and C when N % 4 == 0
-    if (K % 4 == 0 && N % 4 == 0 && aligned16(A) && aligned16(B) && aligned16(C)) {
-        tuned::matmul_warptiled_kernel<true><<<grid, block>>>(A, B, C, M, N, K);
+// The multiprocessor count of the current device, asked once: cudaGetDeviceProperties is too slow to call per
+// launch.
+int multiprocessors() {
+    static int count = 0;
+    if (count == 0) {
+        int device = 0;
+        CUDA_CHECK(cudaGetDevice(&device));
+        cudaDeviceProp prop;
+        CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+        count = prop.multiProcessorCount;
+    }
+    return count;
+}
+
+// A device buffer of at least `floats` floats for the split-K partials, kept from call to call: a cudaMalloc and
+// cudaFree per call would cost more than a small product. It only grows (cudaFree waits for the device then).
+float* workspace(size_t floats) {
+    static float* buffer = nullptr;
+    static size_t capacity = 0;
+    if (floats > capacity) {
+        if (buffer) CUDA_CHECK(cudaFree(buffer));
+        CUDA_CHECK(cudaMalloc(&buffer, floats * sizeof(float)));
+        capacity = floats;
+    }
+    return buffer;
+}
+
+// K cut into ranges of ceil(phases / splits) phases: 9 phases asked to split 4 ways are 3 ranges of 3, so no
+// range is empty.
+int splits_made(int phases, int splits) { return ceil_div(phases, ceil_div(phases, splits)); }
+
+// The kernel for tile shape T, with float4 or scalar accesses to A and to B and C.
+template <class T, bool SPLIT>
+void launch_tiles(dim3 grid, const float* A, const float* B, float* out, int M, int N, int K, int tiles_per_split,
+                  bool vector_a, bool vector_b) {
+    dim3 block(T::THREADS);  // 1-D: the kernel places warps and lanes itself
+    if (vector_a && vector_b) {
+        matmul_warptiled_kernel<T, true, true, SPLIT><<<grid, block>>>(A, B, out, M, N, K, tiles_per_split);
+    } else if (vector_a) {
+        matmul_warptiled_kernel<T, true, false, SPLIT><<<grid, block>>>(A, B, out, M, N, K, tiles_per_split);
+    } else if (vector_b) {
+        matmul_warptiled_kernel<T, false, true, SPLIT><<<grid, block>>>(A, B, out, M, N, K, tiles_per_split);
     } else {
-        tuned::matmul_warptiled_kernel<false><<<grid, block>>>(A, B, C, M, N, K);
+        matmul_warptiled_kernel<T, false, false, SPLIT><<<grid, block>>>(A, B, out, M, N, K, tiles_per_split);
     }
     CUDA_CHECK(cudaGetLastError());  // a bad launch configuration shows up here, not in the kernel
+}
+
+// Launches tile shape T on C = A·B with K cut into (up to) `splits` ranges of whole phases.
+template <class T>
+void launch(const float* A, const float* B, float* C, int M, int N, int K, int splits) {
+    const int phases = ceil_div(K, T::BK);
+    const int tiles_per_split = ceil_div(phases, splits);
+    splits = splits_made(phases, splits);
+    // every row of A starts 16-byte aligned when K % 4 == 0, every row of B, C and the partials when N % 4 == 0
+    const bool vector_a = K % 4 == 0 && aligned16(A);
+    const bool vector_b = N % 4 == 0 && aligned16(B) && aligned16(C);
+    dim3 grid(ceil_div(N, T::BN), ceil_div(M, T::BM), splits);  // rounds up: edge blocks hang over C
+    if (splits == 1) {
+        launch_tiles<T, false>(grid, A, B, C, M, N, K, tiles_per_split, vector_a, vector_b);
+        return;
+    }
+    float* out = workspace(size_t(splits) * M * N);
+    launch_tiles<T, true>(grid, A, B, out, M, N, K, tiles_per_split, vector_a, vector_b);
+    const int elements = M * N, threads = 256;
+    if (vector_b) {
+        splitk_sum_kernel<true><<<ceil_div(elements / 4, threads), threads>>>(out, C, elements, splits);
+    } else {
+        splitk_sum_kernel<false><<<ceil_div(elements, threads), threads>>>(out, C, elements, splits);
+    }
+    CUDA_CHECK(cudaGetLastError());
+}
+
+// How many ranges to cut K into for a grid of `tiles` output tiles when `slots` blocks run at once: enough to
+// fill the slots, but every range keeps at least MIN_SPLIT_PHASES phases, so the prologue and the partials'
+// stores stay small next to the math.
+constexpr int MIN_SPLIT_PHASES = 4;
+
+int split_count(int tiles, int slots, int phases) {
+    if (tiles >= slots) return 1;
+    const int wanted = slots / tiles;
+    const int longest = phases / MIN_SPLIT_PHASES;
+    return longest < 2 ? 1 : (wanted < longest ? wanted : longest);
+}
+
+}  // namespace warptiled
+
+// The choice, from M, N, K and the multiprocessor count (132 on an H100), measured with `make bench`:
+// - The wide 128×256 tile, one block of 8×16 outputs per thread on each multiprocessor, is the fastest when its
+//   blocks keep most multiprocessors busy. If its tiles alone are fewer than the multiprocessors, K is split
+//   until they are not: 1000×800·800×1200 has 8 × 5 = 40 tiles, so 3 splits give 120 blocks for 132 SMs.
+// - When even split it leaves more than a quarter of the multiprocessors idle, the 128×128 tile (8×8 outputs
+//   per thread, two blocks per multiprocessor) gives twice the tiles, split to fill 2 × 132 slots: 512³ has
+//   16 tiles, split 8 ways (32 phases, 4 each) into 128 blocks, one on each of 128 SMs, where the wide tile
+//   would have kept 64 busy.
+void matmul(const float* A, const float* B, float* C, int M, int N, int K) {
+    using namespace warptiled;
+    const int sms = multiprocessors();
+#ifdef LAB6_BM
+    const int tiles = ceil_div(M, Tuned::BM) * ceil_div(N, Tuned::BN);
+    launch<Tuned>(A, B, C, M, N, K, split_count(tiles, sms * Tuned::MIN_BLOCKS, ceil_div(K, Tuned::BK)));
+#else
+    const int phases = ceil_div(K, Wide::BK);  // both shapes take BK = 16
+    const int wide_tiles = ceil_div(M, Wide::BM) * ceil_div(N, Wide::BN);
+    const int wide_splits = split_count(wide_tiles, sms * Wide::MIN_BLOCKS, phases);
+    const int wide_blocks = wide_tiles * splits_made(phases, wide_splits);
+    const int busy = wide_blocks < sms ? wide_blocks : sms;  // multiprocessors with a block to run
+    if (4 * busy >= 3 * sms) {
+        launch<Wide>(A, B, C, M, N, K, wide_splits);
+    } else {
+        const int square_tiles = ceil_div(M, Square::BM) * ceil_div(N, Square::BN);
+        launch<Square>(A, B, C, M, N, K, split_count(square_tiles, sms * Square::MIN_BLOCKS, phases));
+    }
+#endif
 }

@@ -2,8 +2,10 @@
 `make traffic ... LAB=N`.
 
 Each lab's tile comes from its lab.h (calculator.BlockTile.of_lab), never from this file. The lab 6 reference
-defaults to a tuned 128×256 tile: it is measured as it is, with its own -D defaults, and once more built with
-lab.h's shape, which lesson 6 and the lab's traffic test use.
+chooses its tile and its split of K per problem from a few TileShape instantiations: it is measured as it is, with
+the emulator's workers fixed (the reference reads them as the multiprocessor count), its choice predicted by the
+rule its launcher states; and once more built with lab.h's shape alone (-D LAB6_...), which lesson 6 and the
+lab's traffic test use.
 """
 import os
 import re
@@ -15,13 +17,33 @@ import calculator as calc
 import emulator
 
 SOLUTIONS = {lab: os.path.join(ROOT, "solutions", emulator.lab_folder(lab), "kernel.cu") for lab in (3, 4, 5, 6)}
+TILE_SHAPE_ARGS = ["BM", "BN", "BK", "WM", "WN", "WMITER", "WNITER", "TM", "TN", "MIN_BLOCKS"]
+WORKERS = 2  # the emulator's multiprocessors in these tests
 
 
-def tuned_lab6_tile():
-    """The tile the lab 6 reference compiles to by default: its `#define LAB6_NAME value` lines."""
-    defaults = re.findall(r"#define LAB6_(\w+) (\d+)", emulator.read_text(SOLUTIONS[6]))
-    shape = {name: int(v) for name, v in defaults if name in calc.lab_constants(6)}
-    return calc.BlockTile.of_lab(6, **shape)
+def lab6_reference_tiles():
+    """{name: (BlockTile, blocks per multiprocessor)} of the lab 6 reference's `using Name = TileShape<...>;` lines."""
+    tiles = {}
+    for name, args in re.findall(r"using (\w+) = TileShape<([\d, ]+)>;", emulator.read_text(SOLUTIONS[6])):
+        shape = dict(zip(TILE_SHAPE_ARGS, (int(a) for a in args.split(","))))
+        per_sm = shape.pop("MIN_BLOCKS")
+        tiles[name] = (calc.BlockTile.of_lab(6, **shape), per_sm)
+    return tiles
+
+
+def lab6_reference_choice(M, K, N, sms):
+    """The BlockShape the lab 6 reference runs for M×K·K×N on `sms` multiprocessors, by its launcher's rule: the
+    wide tile, K split to fill the multiprocessors, when that keeps at least 3/4 of them busy; else the square
+    tile, two blocks per multiprocessor, K split to fill 2·sms slots."""
+    tiles = lab6_reference_tiles()
+    wide, wide_per_sm = tiles["Wide"]
+    s = calc.BlockShape(M, K, N, wide, 1, sms, wide_per_sm)
+    s = calc.BlockShape(M, K, N, wide, calc.value("split_for_slots", s), sms, wide_per_sm)
+    if 4 * calc.value("busy_sms", s) >= 3 * sms:
+        return s
+    square, square_per_sm = tiles["Square"]
+    s = calc.BlockShape(M, K, N, square, 1, sms, square_per_sm)
+    return calc.BlockShape(M, K, N, square, calc.value("split_for_slots", s), sms, square_per_sm)
 
 
 def lab6_with_labh_shape():
@@ -41,49 +63,73 @@ def sweep(t):
             (31, 61, 3), (55, 48, 43), (130, 36, 260), (t.BM + 4, 4 * t.BK + 4, 2 * t.BN - 4)]
 
 
+# Problems where K is long under few tiles of C, so the lab 6 reference splits K (on 2 workers); the second has an
+# odd K, so A is loaded in scalars and B in float4s.
+SPLIT_K_SHAPES = [(40, 300, 68), (33, 301, 36)]
+
+
 class BlockTilesAgainstEmulator(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tiles = {"lab%d" % lab: calc.BlockTile.of_lab(lab) for lab in (3, 4, 5)}
-        cls.tiles["lab6, lab.h's shape"] = calc.BlockTile.of_lab(6)
-        cls.tiles["lab6, tuned default"] = tuned_lab6_tile()
+        labh = calc.BlockTile.of_lab(6)
+        fixed = {"lab%d" % lab: calc.BlockTile.of_lab(lab) for lab in (3, 4, 5)}
+        fixed["lab6, lab.h's shape"] = labh
+        # name -> function of (M, K, N) giving the BlockShape the kernel runs
+        cls.choice = {name: (lambda M, K, N, t=t: calc.BlockShape(M, K, N, t)) for name, t in fixed.items()}
+        # lab.h's shape alone: one block per multiprocessor (LAB6_MIN_BLOCKS's default), K split by the same rule
+        cls.choice["lab6, lab.h's shape"] = lambda M, K, N: calc.BlockShape(
+            M, K, N, labh, calc.value("split_for_slots", calc.BlockShape(M, K, N, labh, 1, WORKERS, 1)))
+        cls.choice["lab6 reference"] = lambda M, K, N: lab6_reference_choice(M, K, N, WORKERS)
+        cls.sweeps = {name: sweep(t) for name, t in fixed.items()}
+        cls.sweeps["lab6, lab.h's shape"] += SPLIT_K_SHAPES
+        cls.sweeps["lab6 reference"] = sorted(set(sweep(labh) + sweep(lab6_reference_tiles()["Wide"][0])))
+        cls.sweeps["lab6 reference"] += SPLIT_K_SHAPES
         cls.programs = build_all({"lab3": ("3", SOLUTIONS[3], None), "lab4": ("4", SOLUTIONS[4], None),
                                   "lab5": ("5", SOLUTIONS[5], None),
                                   "lab6, lab.h's shape": ("6", lab6_with_labh_shape(), None),
-                                  "lab6, tuned default": ("6", SOLUTIONS[6], None)})
+                                  "lab6 reference": ("6", SOLUTIONS[6], None)})
 
-    def test_the_tiles_are_the_labs_and_the_sweep_takes_both_load_paths(self):
-        self.assertEqual(calc.lab_constants(4)["BM"], self.tiles["lab4"].BM)
-        self.assertEqual((self.tiles["lab4"].TN, self.tiles["lab6, lab.h's shape"].stages), (1, 2))
-        self.assertNotEqual(self.tiles["lab6, tuned default"], self.tiles["lab6, lab.h's shape"])
-        for name, t in self.tiles.items():
-            shapes = sweep(t)
-            with self.subTest(tile=name):
+    def test_the_tiles_are_the_labs_and_the_sweep_takes_both_load_paths_and_splits(self):
+        self.assertEqual(calc.lab_constants(4)["BM"], calc.BlockTile.of_lab(4).BM)
+        tiles = lab6_reference_tiles()
+        self.assertEqual(set(tiles), {"Wide", "Square"})
+        self.assertNotEqual(tiles["Wide"][0], calc.BlockTile.of_lab(6))
+        for name, shapes in self.sweeps.items():
+            with self.subTest(kernel=name):
                 self.assertGreaterEqual(len(set(shapes)), 10)
                 self.assertIn((1, 1, 1), shapes)
                 self.assertTrue(any(K % 4 for _, K, _ in shapes), "no shape takes the scalar path")
                 self.assertTrue(any(K % 4 == 0 and N % 4 == 0 for _, K, N in shapes), "none takes float4 loads")
+        for name in ("lab6, lab.h's shape", "lab6 reference"):
+            chosen = [self.choice[name](M, K, N) for M, K, N in self.sweeps[name]]
+            self.assertTrue(any(calc.value("splits", s) > 1 for s in chosen), "%s: no shape splits K" % name)
+        reference = {self.choice["lab6 reference"](M, K, N).tile for M, K, N in self.sweeps["lab6 reference"]}
+        self.assertEqual(reference, {tiles["Wide"][0], tiles["Square"][0]}, "the sweep takes both tiles")
 
     def test_every_count_the_emulator_makes_is_the_calculators(self):
-        for name, t in self.tiles.items():
-            for M, K, N in sweep(t):
-                s = calc.BlockShape(M, K, N, t)
-                with self.subTest(tile=name, shape=s.name()):
-                    got = emulator.measure(self.programs[name], M, K, N)
+        for name, shapes in self.sweeps.items():
+            for M, K, N in shapes:
+                s = self.choice[name](M, K, N)
+                t, split = s.tile, calc.value("splits", s)
+                with self.subTest(kernel=name, shape=s.name(), tile=s.describe()):
+                    got = emulator.measure(self.programs[name], M, K, N, workers=WORKERS)
                     self.assertTrue(got["correct"], got["failure"])
-                    self.assertEqual(got["launches"], 1)
+                    self.assertEqual(got["launches"], 1 if split == 1 else 2)  # split-K: the product, then the sum
                     self.assertEqual(got["grid"], [calc.block_grid_x(s), calc.block_grid_y(s)])
-                    self.assertEqual(got["grid"][0] * got["grid"][1], calc.value("blocks", s))
+                    self.assertEqual(got["splits"], split)
+                    self.assertEqual(got["grid"][0] * got["grid"][1] * split, calc.value("blocks", s))
                     self.assertEqual(got["block"][0] * got["block"][1], calc.value("threads_per_block", s))
                     self.assertEqual(got["read_bytes_AB"], calc.value("read_bytes", s))
-                    self.assertEqual(got["written_bytes"], calc.written_bytes(s))
+                    self.assertEqual(got["written_bytes"], calc.written_bytes(s) + calc.value("workspace_bytes", s))
+                    self.assertEqual(got["read_bytes"] - got["read_bytes_AB"], calc.value("workspace_bytes", s))
                     self.assertEqual(got["shared_load_bytes"], calc.value("shared_load_bytes", s))
                     self.assertEqual(got["shared_store_bytes"], calc.block_shared_store_bytes(s))
                     self.assertEqual(set(got["A_reads"]), {calc.block_grid_x(s)})
                     self.assertEqual(set(got["B_reads"]), {calc.block_grid_y(s)})
                     self.assertEqual(set(got["C_writes"]), {1})
-                    self.assertEqual(got["C_writer"], [(i // N // t.BM) * calc.block_grid_x(s) + (i % N) // t.BN
-                                                       for i in range(M * N)])
+                    if split == 1:
+                        self.assertEqual(got["C_writer"], [(i // N // t.BM) * calc.block_grid_x(s) + (i % N) // t.BN
+                                                           for i in range(M * N)])
 
 
 class BlockTileShapes(unittest.TestCase):
@@ -111,11 +157,42 @@ class TrafficWithLab(unittest.TestCase):
                 self.assertIn("%d×%d block tile" % (s.tile.BM, s.tile.BN), proc.stdout)
                 self.assertIn(calc.format_number(calc.value("intensity", s), 2), proc.stdout)
 
+    def test_make_traffic_with_a_split_and_a_gpu(self):
+        s = calc.BlockShape(512, 512, 512, calc.BlockTile.of_lab(6), 8, 132, 2)
+        proc = run(["make", "-s", "traffic", "M=512", "K=512", "N=512", "LAB=6", "SPLIT=8", "SMS=132", "PER_SM=2"])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("4 × 4 × 8 = 128 blocks", proc.stdout)
+        self.assertIn("4 per block in 8 splits", proc.stdout)
+        for name in ["read_bytes", "workspace_bytes", "split_extra_bytes", "slots"]:
+            self.assertIn(calc.format_number(calc.value(name, s)), proc.stdout, name)
+        self.assertIn("%s waves" % calc.format_number(calc.value("waves", s), 2), proc.stdout)
+        self.assertIn("8 splits would fill the slots", proc.stdout)
+        unsplit = run(["make", "-s", "traffic", "M=512", "K=512", "N=512", "LAB=6"])
+        self.assertNotIn("split-K", unsplit.stdout)
+        self.assertNotIn("waves", unsplit.stdout)
+
+    def test_the_split_rule_and_the_splits_made(self):
+        labh = calc.BlockTile.of_lab(6)
+        for (M, K, N, sms, per_sm), want in [((512, 512, 512, 132, 2), 8),     # 16 tiles, 264 slots, 32 phases
+                                             ((512, 112, 512, 132, 2), 1),     # 7 phases: not 2 ranges of 4
+                                             ((4096, 4096, 4096, 132, 2), 1),  # the tiles fill the slots
+                                             ((40, 300, 68, 2, 1), 2)]:        # the lab's test on 2 workers
+            with self.subTest(shape=(M, K, N, sms, per_sm)):
+                self.assertEqual(calc.value("split_for_slots", calc.BlockShape(M, K, N, labh, 1, sms, per_sm)), want)
+        # 9 phases asked to split 4 ways: ranges of 3, so 3 splits; every split keeps at least one phase
+        self.assertEqual(calc.value("splits", calc.BlockShape(55, 144, 43, labh, 4)), 3)
+        self.assertEqual(calc.value("splits", calc.BlockShape(55, 144, 43, labh, 99)), 9)
+        self.assertEqual(calc.value("workspace_bytes", calc.BlockShape(55, 144, 43, labh, 1)), 0)
+        with self.assertRaisesRegex(ValueError, "SMS"):
+            calc.value("waves", calc.BlockShape(55, 144, 43, labh))
+
     def test_bad_lab_arguments(self):
         size = ["M=55", "K=48", "N=43"]
         for args, why in [(size + ["LAB=1"], "lab 1 has no block tile"), (size + ["LAB=9"], "no lab 9"),
                           (size + ["LAB=4", "TILE=16"], "give TILE or LAB, not both"),
-                          (size + ["LAB=five"], "LAB=five is not a whole number"), (size, "TILE is missing")]:
+                          (size + ["LAB=five"], "LAB=five is not a whole number"), (size, "TILE is missing"),
+                          (size + ["LAB=6", "SMS=132"], "SMS and PER_SM come together"),
+                          (size + ["LAB=6", "SPLIT=0"], "SPLIT=0 must be at least 1")]:
             with self.subTest(args=args):
                 assert_usage_error(self, "traffic", args, why)
 

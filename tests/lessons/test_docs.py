@@ -64,7 +64,9 @@ class MarkedNumbers(unittest.TestCase):
                      "<!-- check M=1 K=1 N=1 LAB=1: blocks=1 -->",  # lab 1 has no block tile
                      "<!-- check M=1 K=1 N=1 LAB=6 XM=3: blocks=1 -->",  # lab 6's lab.h has no XM
                      "<!-- check M=1 K=1 N=1 LAB=6 WM=32: blocks=1 -->",  # a warp no longer covers a sub-tile
-                     "<!-- check M=1 K=1 N=1 TILE=16 LAB=4: blocks=1 -->"]:
+                     "<!-- check M=1 K=1 N=1 TILE=16 LAB=4: blocks=1 -->",
+                     "<!-- check M=1 K=1 N=1 LAB=6: waves=0.01 -->",  # waves need SMS= and PER_SM=
+                     "<!-- check M=1 K=1 N=1 LAB=6 SMS=132: blocks=1 -->"]:  # SMS without PER_SM
             with self.subTest(text=text), self.assertRaises(MarkError):
                 read_marks(os.path.join(ROOT, "docs", "lesson9-example.md"), text)
 

@@ -209,6 +209,18 @@ class WithoutAGpu(unittest.TestCase):
         self.assertIn("| global bytes counted by the emulator (loads + stores) | %s |" % expected, out)
         self.assertTrue(out.strip().endswith("make profile needs a GPU for the hardware counters: nvidia-smi finds no GPU"))
 
+    def test_profile_above_the_emulators_size_says_why_it_has_no_count(self):
+        saved = gputool.emulator_traffic
+        gputool.emulator_traffic = lambda *args: self.fail("the emulator must not be asked for n > %d"
+                                                           % gputool.EMULATOR_MAX_SIZE)
+        try:
+            code, out = self.run_tool(["profile", "--lab", "6", "--size", str(2 * gputool.EMULATOR_MAX_SIZE)])
+        finally:
+            gputool.emulator_traffic = saved
+        self.assertEqual(code, 1)
+        self.assertIn("emulator count skipped: n = %d" % (2 * gputool.EMULATOR_MAX_SIZE), out)
+        self.assertIn("| global bytes counted by the emulator (loads + stores) | – |", out)
+
 
 class Plots(unittest.TestCase):
     SERIES = {"cuBLAS FP32": [(512, 20000), (1024, 40000), (2048, 50000)],

@@ -119,17 +119,24 @@ class BlockTile:
 
 @dataclass(frozen=True)
 class BlockShape:
-    """A problem M×K·K×N for a block-tiled kernel of shape `tile`."""
+    """A problem M×K·K×N for a block-tiled kernel of shape `tile`, with K split into `split` ranges of whole phases
+    (split-K: each range is a block of its own, and a second kernel adds the partial sums), on a GPU of `sms`
+    multiprocessors that each run `per_sm` of its blocks at once (0: not given; the wave quantities need both)."""
     M: int
     K: int
     N: int
     tile: BlockTile
+    split: int = 1
+    sms: int = 0
+    per_sm: int = 0
 
     def name(self):
         return "%d×%d·%d×%d" % (self.M, self.K, self.K, self.N)
 
     def describe(self):
-        return self.tile.describe()
+        gpu = ", %d multiprocessors × %d block%s" % (self.sms, self.per_sm, "s" if self.per_sm > 1 else "") \
+            if self.sms else ""
+        return self.tile.describe() + (", K split %d ways" % self.split if self.split > 1 else "") + gpu
 
     def stated_sizes(self):
         return ["%d×%d" % (self.M, self.K), "%d×%d" % (self.K, self.N), "%d×%d" % (self.tile.BM, self.tile.BN)]
@@ -283,12 +290,50 @@ def block_grid_y(s):
     return ceil_div(s.M, s.tile.BM)
 
 
+def block_tiles(s):
+    return block_grid_x(s) * block_grid_y(s)  # tiles of C, one block each unless K is split
+
+
+def all_phases(s):
+    return ceil_div(s.K, s.tile.BK)  # the phases of K, over all its splits
+
+
+def splits(s):
+    # K is cut into ranges of ceil(phases / SPLIT) phases; 9 phases asked to split 4 ways give 3 ranges of 3, so
+    # no range is empty
+    return ceil_div(all_phases(s), ceil_div(all_phases(s), s.split))
+
+
 def block_blocks(s):
-    return block_grid_x(s) * block_grid_y(s)
+    return block_tiles(s) * splits(s)  # a block per tile and range of K
 
 
 def block_phases(s):
-    return ceil_div(s.K, s.tile.BK)
+    return ceil_div(all_phases(s), splits(s))  # one block's phases (the last split may have fewer)
+
+
+# Split-K's rule, as the lab 6 reference's launcher applies it: split until the blocks fill the slots (blocks the
+# GPU runs at once), keeping at least MIN_SPLIT_PHASES phases in each range of K.
+MIN_SPLIT_PHASES = 4
+
+
+def split_for_slots(s):
+    tiles, slots = block_tiles(s), slots_of(s)
+    if tiles >= slots:
+        return 1
+    longest = all_phases(s) // MIN_SPLIT_PHASES
+    return 1 if longest < 2 else min(slots // tiles, longest)
+
+
+def slots_of(s):
+    if not (s.sms and s.per_sm):
+        raise ValueError("waves need the GPU: SMS=<multiprocessors> and PER_SM=<blocks each runs at once>")
+    return s.sms * s.per_sm
+
+
+def split_bytes(s):
+    # each split stores its M×N partial sums, and the sum kernel reads them all back (C is written once either way)
+    return 2 * splits(s) * s.M * s.N * FLOAT_BYTES if splits(s) > 1 else 0
 
 
 def block_read_bytes(s):
@@ -306,15 +351,16 @@ def fmas_per_step(t):
 
 
 def block_shared_load_bytes(s):
-    # every launched thread runs every step of every phase, zero-filled ones included
+    # every launched thread runs every step of every phase, zero-filled ones included; the splits of K share out
+    # the phases of each tile
     t = s.tile
-    return block_blocks(s) * t.threads * block_phases(s) * t.BK * shared_loads_per_step(t) * FLOAT_BYTES
+    return block_tiles(s) * t.threads * all_phases(s) * t.BK * shared_loads_per_step(t) * FLOAT_BYTES
 
 
 def block_shared_store_bytes(s):
     # each phase, the block stores its BM×BK slice of A and its BK×BN slice of B
     t = s.tile
-    return block_blocks(s) * block_phases(s) * (t.BM + t.BN) * t.BK * FLOAT_BYTES
+    return block_tiles(s) * all_phases(s) * (t.BM + t.BN) * t.BK * FLOAT_BYTES
 
 
 def block_shared_bytes_per_block(s):
@@ -330,17 +376,29 @@ def tm_times_tn(t):
     return "%s·%s = %d · %d" % (t.tm_name, t.tn_name, t.TM, t.TN)
 
 
+def blocks_working(s):
+    tiles = "ceil(N / BN) · ceil(M / BM)" + (" · splits" if splits(s) > 1 else "")
+    numbers = "ceil(%d / %d) · ceil(%d / %d)" % (s.N, s.tile.BN, s.M, s.tile.BM)
+    values = "%d · %d" % (block_grid_x(s), block_grid_y(s))
+    if splits(s) > 1:
+        numbers += " · %d" % splits(s)
+        values += " · %d" % splits(s)
+    return "%s = %s = %s" % (tiles, numbers, values)
+
+
 BLOCK_QUANTITIES = {q.name: q for q in [
-    Quantity("blocks", "blocks in the grid", block_blocks,
+    Quantity("tiles", "tiles of C (BM×BN each)", block_tiles,
              lambda s: "ceil(N / BN) · ceil(M / BM) = ceil(%d / %d) · ceil(%d / %d) = %d · %d" % (
                  s.N, s.tile.BN, s.M, s.tile.BM, block_grid_x(s), block_grid_y(s))),
+    Quantity("blocks", "blocks in the grid", block_blocks, blocks_working),
     Quantity("threads_per_block", "threads in a block, one per TM×TN tile of outputs", lambda s: s.tile.threads,
              lambda s: "BM·BN / (%s·%s) = %d·%d / (%d·%d)" % (
                  s.tile.tm_name, s.tile.tn_name, s.tile.BM, s.tile.BN, s.tile.TM, s.tile.TN)),
     Quantity("warps_per_block", "warps of 32 threads in a block", lambda s: s.tile.threads // WARP_SIZE,
              lambda s: "threads per block / 32 = %d / 32" % s.tile.threads),
-    Quantity("phases", "phases of the tile loop", block_phases,
-             lambda s: "ceil(K / BK) = ceil(%d / %d)" % (s.K, s.tile.BK)),
+    Quantity("phases", "phases of the tile loop (in one block)", block_phases,
+             lambda s: "ceil(ceil(K / BK) / splits) = ceil(%d / %d)" % (all_phases(s), splits(s)) if splits(s) > 1
+             else "ceil(K / BK) = ceil(%d / %d)" % (s.K, s.tile.BK)),
     Quantity("read_bytes", "global bytes the kernel reads from A and B", block_read_bytes,
              lambda s: "(M·K·ceil(N/BN) + K·N·ceil(M/BM)) floats · 4 B = (%d·%d·%d + %d·%d·%d) · 4"
                        % (s.M, s.K, block_grid_x(s), s.K, s.N, block_grid_y(s))),
@@ -362,19 +420,49 @@ BLOCK_QUANTITIES = {q.name: q for q in [
              lambda s: "BK·%s·%s = %d · %d · %d" % (
                  s.tile.tm_name, s.tile.tn_name, s.tile.BK, s.tile.TM, s.tile.TN)),
     Quantity("shared_load_bytes", "bytes all the launched threads load from shared memory", block_shared_load_bytes,
-             lambda s: ("blocks · threads per block · phases · BK · (%s + %s) floats · 4 B"
+             lambda s: ("tiles · threads per block · ceil(K / BK) · BK · (%s + %s) floats · 4 B"
                         " = %d · %d · %d · %d · %d · 4")
-                       % (s.tile.tm_name, s.tile.tn_name, block_blocks(s), s.tile.threads, block_phases(s),
+                       % (s.tile.tm_name, s.tile.tn_name, block_tiles(s), s.tile.threads, all_phases(s),
                           s.tile.BK, shared_loads_per_step(s.tile))),
     Quantity("shared_bytes_per_block", "shared memory per block for the tiles of A and B",
              block_shared_bytes_per_block,
              lambda s: "stages · (BM + BN)·BK floats · 4 B = %d · (%d + %d)·%d · 4"
                        % (s.tile.stages, s.tile.BM, s.tile.BN, s.tile.BK)),
+    Quantity("workspace_bytes", "bytes of the split-K workspace (every split's M×N partial sums)",
+             lambda s: splits(s) * s.M * s.N * FLOAT_BYTES if splits(s) > 1 else 0,
+             lambda s: "splits · M·N floats · 4 B = %d · %d · %d · 4" % (splits(s), s.M, s.N)),
+    Quantity("split_extra_bytes", "global bytes split-K adds: the partial sums written, then read by the sum",
+             split_bytes, lambda s: "2 · splits · M·N floats · 4 B = 2 · %d · %d · %d · 4" % (splits(s), s.M, s.N)),
+    Quantity("split_extra_percent", "split-K's extra bytes, in percent of the unsplit kernel's reads and writes",
+             lambda s: 100 * split_bytes(s) / (block_read_bytes(s) + s.M * s.N * FLOAT_BYTES),
+             lambda s: "100 · extra / (bytes read + M·N·4) = 100 · %s / (%s + %s)" % (
+                 format_number(split_bytes(s)), format_number(block_read_bytes(s)),
+                 format_number(s.M * s.N * FLOAT_BYTES)), decimals=1),
+    Quantity("slots", "blocks the GPU runs at once", slots_of,
+             lambda s: "multiprocessors · blocks per multiprocessor = %d · %d" % (s.sms, s.per_sm)),
+    Quantity("waves", "how many times the GPU's slots are filled to run every block",
+             lambda s: block_blocks(s) / slots_of(s),
+             lambda s: "blocks / slots = %d / %d" % (block_blocks(s), slots_of(s)), decimals=2),
+    Quantity("busy_sms", "multiprocessors with a block to run (the scheduler spreads blocks over them first)",
+             lambda s: min(block_blocks(s), s.sms) if slots_of(s) else 0,
+             lambda s: "min(blocks, multiprocessors) = min(%d, %d)" % (block_blocks(s), s.sms)),
+    Quantity("split_for_slots", "splits of K that fill the slots, each keeping at least %d phases" % MIN_SPLIT_PHASES,
+             split_for_slots,
+             lambda s: ("1: the tiles fill the slots" if block_tiles(s) >= slots_of(s) else
+                        "min(slots / tiles, ceil(K / BK) / %d), 1 below 2 = min(%d / %d, %d / %d)"
+                        % (MIN_SPLIT_PHASES, slots_of(s), block_tiles(s), all_phases(s), MIN_SPLIT_PHASES))),
+    Quantity("splits", "ranges K is cut into (no range left empty)", splits,
+             lambda s: "ceil(ceil(K / BK) / ceil(ceil(K / BK) / SPLIT)) = ceil(%d / %d)"
+                       % (all_phases(s), ceil_div(all_phases(s), s.split))),
     Quantity("intensity", "FLOP per byte the kernel reads from A and B",
              lambda s: 2 * s.M * s.N * s.K / block_read_bytes(s),
              lambda s: "2·M·N·K / bytes read = %s / %s" % (format_number(2 * s.M * s.N * s.K),
                                                             format_number(block_read_bytes(s))), decimals=2),
 ]}
+
+
+# the quantities that need the GPU's multiprocessors (SMS= and PER_SM= in a shape)
+GPU_QUANTITIES = {"slots", "waves", "busy_sms", "split_for_slots"}
 
 
 def quantities(shape):

@@ -76,10 +76,14 @@ def build(lab, kernel, tile=None):
     return program
 
 
-def measure(program, M, K, N, totals_only=False):
+def measure(program, M, K, N, totals_only=False, workers=None):
     """What `program` (from build) counted for M×K·K×N. totals_only: no per-element lists and no correctness check,
-    for large sizes (make bench and make profile count n = 2048), which also get the emulator's default watchdog."""
+    for large sizes (make bench and make profile count n = 2048), which also get the emulator's default watchdog.
+    workers: the emulator's worker threads, which it reports as the multiprocessor count (a kernel that sizes its
+    grid by it, as lab 6's reference does, then makes the same choice on every machine)."""
     env = dict(os.environ, CUDAEMU_QUIET="1")
+    if workers:
+        env["CUDAEMU_THREADS"] = str(workers)
     if not totals_only:
         env["CUDAEMU_TIMEOUT"] = "60"
     argv = [program, str(M), str(N), str(K)] + (["--totals"] if totals_only else [])

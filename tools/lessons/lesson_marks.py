@@ -13,6 +13,10 @@ lab.h fixes it, optionally with some of lab.h's constants changed (calculator.BL
     <!-- check M=256 K=256 N=256 LAB=4: read_bytes=2,097,152 -->
     5. <!-- exercise 6.5: read_bytes M=512 K=200 N=384 LAB=6 BN=256 WM=128 WNITER=4 --> ...
 
+After LAB, SPLIT=S splits K into S ranges (split-K), and SMS=132 PER_SM=2 give the GPU for the wave quantities:
+
+    <!-- check M=512 K=512 N=512 LAB=6 SPLIT=8 SMS=132 PER_SM=2: blocks=128 waves=0.48 -->
+
 Any lesson docs/lessonN-*.md can carry them; `make test` checks every mark in every lesson.
 """
 import glob
@@ -20,7 +24,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from calculator import BlockShape, BlockTile, Shape, matches, quantities
+from calculator import GPU_QUANTITIES, BlockShape, BlockTile, Shape, matches, quantities
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MARK = re.compile(r"<!--\s*(check|exercise)\b(.*?)-->")
@@ -48,7 +52,16 @@ def parse_shape(text):
     M, K, N = values.pop("M"), values.pop("K"), values.pop("N")
     if "TILE" in values:
         return Shape(M, K, N, values["TILE"])
-    return BlockShape(M, K, N, BlockTile.of_lab(values.pop("LAB"), **values))
+    return block_shape(M, K, N, values.pop("LAB"), values)
+
+
+def block_shape(M, K, N, lab, values):
+    """A BlockShape for lab `lab`; `values` holds SPLIT, SMS, PER_SM (split-K and the GPU) and lab.h constants to
+    change. ValueError for a split below 1 or a tile that cannot be made."""
+    split, sms, per_sm = values.pop("SPLIT", 1), values.pop("SMS", 0), values.pop("PER_SM", 0)
+    if split < 1 or bool(sms) != bool(per_sm):
+        raise ValueError("SPLIT is at least 1, and SMS and PER_SM come together")
+    return BlockShape(M, K, N, BlockTile.of_lab(lab, **values), split, sms, per_sm)
 
 
 @dataclass
@@ -133,6 +146,11 @@ def read_marks(path, text=None):
             if unknown:
                 raise MarkError("%s: no quantity named %s for a %s shape (see tools/lessons/calculator.py)"
                                 % (where, unknown[0], "LAB" if isinstance(shape, BlockShape) else "TILE"))
+            gpu = [name for name, _ in claims if name in GPU_QUANTITIES and isinstance(shape, BlockShape)
+                   and not shape.sms]
+            if gpu:
+                raise MarkError("%s: %s needs the GPU in the shape: SMS=<multiprocessors> PER_SM=<blocks each>"
+                                % (where, gpu[0]))
     return checks, exercises
 
 

@@ -1,7 +1,7 @@
 """`make traffic`: the calculator's numbers for one shape and tile (or a lab's block tile), laid out for reading."""
-from calculator import (BLOCK_QUANTITIES, block_grid_x, block_grid_y, blocks, flops_launched, flops_owned,
-                        format_number, grid_x, grid_y, naive_read_bytes, phases, threads, tiled_read_bytes, value,
-                        written_bytes)
+from calculator import (BLOCK_QUANTITIES, GPU_QUANTITIES, MIN_SPLIT_PHASES, all_phases, block_grid_x, block_grid_y,
+                        blocks, flops_launched, flops_owned, format_number, grid_x, grid_y, naive_read_bytes, phases,
+                        threads, tiled_read_bytes, value, written_bytes)
 
 
 def report(s):
@@ -42,8 +42,8 @@ def block_report(s):
     """The same for a lab's block tile (a BlockShape): labs 4-6, or lab 3's TILE_WIDTH×TILE_WIDTH."""
     n = format_number
     t = s.tile
-    q = {name: value(name, s) for name in BLOCK_QUANTITIES}
-    last_phase_start = (q["phases"] - 1) * t.BK
+    q = {name: value(name, s) for name in BLOCK_QUANTITIES if s.sms or name not in GPU_QUANTITIES}
+    last_phase_start = (all_phases(s) - 1) * t.BK
     flops = 2 * q["multiply_adds"]
     rows = [
         ("global bytes read from A and B", q["read_bytes"], "(M·K·ceil(N/BN) + K·N·ceil(M/BM)) floats"),
@@ -57,16 +57,30 @@ def block_report(s):
     lines = [
         "C = A·B, %s (M=%d, K=%d, N=%d), %s: BK = %d, TM×TN = %d×%d outputs per thread"
         % (s.name(), s.M, s.K, s.N, t.describe(), t.BK, t.TM, t.TN),
-        "grid:     %d × %d = %s blocks of %d threads (x: ceil(N/BN), y: ceil(M/BM)), %s launched"
-        % (block_grid_x(s), block_grid_y(s), n(q["blocks"]), q["threads_per_block"],
+        "grid:     %d × %d%s = %s blocks of %d threads (x: ceil(N/BN), y: ceil(M/BM)%s), %s launched"
+        % (block_grid_x(s), block_grid_y(s), " × %d" % q["splits"] if q["splits"] > 1 else "", n(q["blocks"]),
+           q["threads_per_block"], ", z: the splits of K" if q["splits"] > 1 else "",
            n(q["blocks"] * q["threads_per_block"])),
-        "phases:   %d = ceil(K/BK); the last covers k = %d..%d, of which %d exist"
-        % (q["phases"], last_phase_start, last_phase_start + t.BK - 1, s.K - last_phase_start),
+        "phases:   %d = ceil(K/BK)%s; the last covers k = %d..%d, of which %d exist"
+        % (all_phases(s), ", %d per block in %d splits" % (q["phases"], q["splits"]) if q["splits"] > 1 else "",
+           last_phase_start, last_phase_start + t.BK - 1, s.K - last_phase_start),
         "a thread: %d output%s in registers; per step k %d shared loads for %d multiply-add%s, %s per multiply-add"
         % (q["accumulators"], "s" if q["accumulators"] > 1 else "", q["shared_loads_per_step"], q["fmas_per_step"],
            "s" if q["fmas_per_step"] > 1 else "", ("%.3f" % q["shared_loads_per_fma"]).rstrip("0").rstrip(".")),
     ]
+    if q["splits"] > 1:
+        rows[2:2] = [("split-K workspace", q["workspace_bytes"], "splits · M·N floats of partial sums"),
+                     ("split-K extra global bytes", q["split_extra_bytes"],
+                      "the partials written, then read by the sum: %s %% more than unsplit"
+                      % n(q["split_extra_percent"], 1))]
     for label, number, note in rows:
         shown = number if isinstance(number, str) else n(number)
         lines.append(("%-42s %15s" % (label, shown)) + ("   " + note if note else ""))
+    if s.sms:
+        lines += [
+            "waves:    %s blocks on %d multiprocessors × %d = %d slots: %s waves, %d multiprocessor%s busy"
+            % (n(q["blocks"]), s.sms, s.per_sm, q["slots"], n(q["waves"], 2), q["busy_sms"],
+               "s" if q["busy_sms"] > 1 else ""),
+            "split-K:  %d split%s would fill the slots (at least %d phases each; SPLIT= sets the split)"
+            % (q["split_for_slots"], "s" if q["split_for_slots"] > 1 else "", MIN_SPLIT_PHASES)]
     return "\n".join(lines)

@@ -2,7 +2,7 @@
 """gputool — measure kernels on a real GPU: what `make bench`, `make profile` and `make sanitize` run.
 
     gputool.py bench    [--lab N --kernel FILE | --submission DIR] [--sizes ...] [--shapes MxNxK ...]
-    gputool.py profile  --lab N [--kernel FILE] [--size N]
+    gputool.py profile  --lab N [--kernel FILE] [--size N | --shape MxNxK]
     gputool.py sanitize --lab N [--kernel FILE]
     gputool.py sanitize-catalogue                  every known-wrong kernel of grader/catalogue through the four tools
     gputool.py autotune [--size N]                 sweeps the lab 6 reference's tile shape, fastest first
@@ -39,6 +39,22 @@ NCU_METRICS = {
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": "shared-memory bank conflicts (loads)",
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum": "shared-memory bank conflicts (stores)",
     "gpu__time_duration.sum": "kernel time",
+}
+# Why a compute-bound kernel is not faster: how busy the FMA pipe and the issue slots are, and per instruction issued,
+# how many warps were waiting and on what (barrier: __syncthreads; short scoreboard: shared memory; long
+# scoreboard: global memory; MIO throttle: the shared-memory queue full; math pipe throttle: the FMA pipe busy).
+NCU_WHY_METRICS = {
+    "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active": "FMA pipe busy",
+    "smsp__issue_active.avg.pct_of_peak_sustained_active": "issue slots used",
+    "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio": "warps at a barrier, per issue",
+    "smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio":
+        "warps waiting on shared memory, per issue",
+    "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio":
+        "warps waiting on global memory, per issue",
+    "smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio": "warps held by the MIO queue, per issue",
+    "smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio":
+        "warps held by a busy math pipe, per issue",
+    "smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio": "warps ready but not picked, per issue",
 }
 
 
@@ -91,6 +107,11 @@ def nvcc(sources, lab, out, extra=()):
 
 def build_bench(lab, kernel, out):
     return nvcc([os.path.join(HERE, "gemm_bench.cu"), kernel], lab, out, ["-lcublas"])
+
+
+# The largest n for which make profile also counts the kernel on the CPU emulator: 2·2048³ FLOPs take it seconds to
+# minutes, and every doubling of n multiplies that by eight.
+EMULATOR_MAX_SIZE = 2048
 
 
 def emulator_traffic(lab, kernel, M, N, K):
@@ -158,8 +179,9 @@ def cmd_bench(args):
     shapes = ["%dx%dx%d" % (n, n, n) for n in sizes] + args.shapes.split()
     kernels = bench_kernels(args)
     say("bench: %s; %d kernels and cuBLAS at %s" % (device, len(kernels), ", ".join(shapes)))
-    binaries = [(label, lab, kernel, build_bench(lab, kernel, os.path.join(out, "bin", slug(label))))
-                for label, lab, kernel in kernels]
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:  # nvcc is slow: build side by side
+        built = list(pool.map(lambda k: build_bench(k[1], k[2], os.path.join(out, "bin", slug(k[0]))), kernels))
+    binaries = [(label, lab, kernel, binary) for (label, lab, kernel), binary in zip(kernels, built)]
     info = json.loads(run_checked([binaries[0][3], "--info"], "gemm_bench --info"))
     with open(os.path.join(out, "device.json"), "w") as f:
         json.dump(info, f, indent=2)
@@ -224,20 +246,38 @@ def roofline_points(binaries, rows, n):
 # ---------------------------------------------------------------------------------------------------------------
 # make profile
 # ---------------------------------------------------------------------------------------------------------------
+def parse_shape(text):
+    """'4096x4096x1023' -> (M, N, K), as gemm_bench takes them; SystemExit with the reason otherwise."""
+    parts = text.lower().split("x")
+    if len(parts) != 3 or not all(p.isdigit() and int(p) >= 1 for p in parts):
+        raise SystemExit("gputool: a shape is MxNxK, three whole numbers >= 1, not '%s'" % text)
+    return tuple(int(p) for p in parts)
+
+
 def cmd_profile(args):
     lab = lab_folder(args.lab)
     kernel = os.path.abspath(args.kernel) if args.kernel else reference_kernel(lab) or \
         os.path.join(ROOT, "labs", lab, "kernel.cu")
     if not os.path.isfile(kernel):
         raise SystemExit("gputool: no kernel file '%s'" % kernel)
-    n = args.size
+    if args.shape:
+        M, N, K = parse_shape(args.shape)
+        shape_text = "%d×%d·%d×%d" % (M, K, K, N)
+    else:
+        M = N = K = args.size
+        shape_text = "n = %d" % args.size
     out = os.path.join(ROOT, "build", "profile", slug(lab + "-" + os.path.relpath(kernel, ROOT)))
-    expected, formula = formula_bytes(lab_tile(lab), n, n, n)
-    counts = emulator_traffic(lab, kernel, n, n, n)
+    expected, formula = formula_bytes(lab_tile(lab), M, N, K)
+    if max(M, N, K) <= EMULATOR_MAX_SIZE:
+        counts = emulator_traffic(lab, kernel, M, N, K)
+    else:
+        counts = None
+        say("  (emulator count skipped: %s is more than the %d³ the CPU emulator counts in reasonable time)"
+            % (shape_text, EMULATOR_MAX_SIZE))
     rows = [["global bytes by the formula %s" % formula, perfdata.thousands(expected)],
             ["global bytes counted by the emulator (loads + stores)",
              perfdata.thousands(counts["bytes_read"] + counts["bytes_written"]) if counts else "–"]]
-    title = "%s, %s, n = %d" % (lab, os.path.relpath(kernel, ROOT), n)
+    title = "%s, %s, %s" % (lab, os.path.relpath(kernel, ROOT), shape_text)
     ok, reason = labtool.gpu_status()
     if not ok:
         say("## " + title + "\n\n" + perfdata.markdown_table(["quantity", "value"], rows))
@@ -247,19 +287,30 @@ def cmd_profile(args):
         say("make profile needs Nsight Compute (ncu) on the PATH")
         return 1
     binary = build_bench(lab, kernel, os.path.join(out, "gemm_bench"))
-    proc = subprocess.run(["ncu", "--csv", "--print-units", "base", "--metrics", ",".join(NCU_METRICS), binary,
-                           "--profile", "%dx%dx%d" % (n, n, n)], capture_output=True, text=True, timeout=600)
+    metrics = dict(NCU_METRICS, **NCU_WHY_METRICS)
+
+    def ncu(names):
+        return subprocess.run(["ncu", "--csv", "--print-units", "base", "--metrics", ",".join(names), binary,
+                               "--profile", "%dx%dx%d" % (M, N, K)], capture_output=True, text=True, timeout=600)
+    proc = ncu(metrics)
+    if proc.returncode != 0:  # an older ncu may not know a metric of the second set: the first alone, then
+        say("  (ncu refused the stall metrics, so they are left out: %s)"
+            % ((proc.stdout + proc.stderr).strip().splitlines() or ["?"])[-1])
+        metrics = dict(NCU_METRICS)
+        proc = ncu(metrics)
     if proc.returncode != 0:
         raise SystemExit("gputool: ncu failed: %s" % (proc.stdout + proc.stderr).strip()[-2000:])
     launches = perfdata.parse_ncu_csv(proc.stdout)
     for launch_id, m in sorted(launches.items()):
         table = list(rows)
-        for metric, what in NCU_METRICS.items():
+        for metric, what in metrics.items():
             v = m.get(metric)
             if v is None:
                 cell = "–"
             elif metric.endswith("pct_of_peak_sustained_active"):
                 cell = "%.1f %%" % v
+            elif metric.endswith(".ratio"):
+                cell = "%.2f" % v
             elif metric.startswith("gpu__time"):
                 cell = "%.3f ms" % (v / 1e6)
             elif "bytes" in metric:
@@ -481,6 +532,7 @@ def main(argv):
     p.add_argument("--lab", default="3")
     p.add_argument("--kernel")
     p.add_argument("--size", type=int, default=2048)
+    p.add_argument("--shape", help="MxNxK instead of n³, e.g. 4096x4096x1023")
     p = sub.add_parser("sanitize")
     p.add_argument("--lab", default="3")
     p.add_argument("--kernel")
