@@ -249,7 +249,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
   prop->maxThreadsDim[0] = 1024, prop->maxThreadsDim[1] = 1024, prop->maxThreadsDim[2] = 64;
   prop->maxGridSize[0] = 2147483647, prop->maxGridSize[1] = 65535, prop->maxGridSize[2] = 65535;
   prop->totalConstMem = 64 * 1024;
-  prop->major = 0;  // not a GPU architecture
+  prop->major = 9;  // an H100's: the semantics the emulator follows (what sm_90 adds beyond them is refused by name)
   prop->minor = 0;
   prop->multiProcessorCount = static_cast<int>(config().workers);
   prop->maxThreadsPerMultiProcessor = 2048;
