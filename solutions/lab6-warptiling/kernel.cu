@@ -18,9 +18,10 @@
 //   partials of each element in split order 0, 1, 2, ...: the same order every run, so the result is
 //   deterministic (no atomics). A and B are still read once per block column and row: each split reads only
 //   its range of K. The price is the workspace: splits·M·N floats written and read again.
-// - Edges: the loads of A are float4s when K % 4 == 0 (then every row of A starts 16-byte aligned), those of
-//   B and the stores of C when N % 4 == 0; each operand falls back to guarded scalar accesses on its own, so an
-//   odd K keeps the float4 loads of B and the float4 stores of C. Zero fill past the edges, guarded stores.
+// - Edges: the loads of A can be float4s when K % 4 == 0 (then every row of A starts 16-byte aligned), those of
+//   B and the stores of C when N % 4 == 0. The wide tile decides for A on its own, so an odd K keeps the float4
+//   loads of B and stores of C; the split kernel takes float4s for all three or scalars for all three. Zero fill
+//   past the edges, guarded stores.
 //
 // The launcher (bottom) chooses the tile shape and the split from M, N, K and the multiprocessor count; its
 // comment gives the rule and the H100 measurements behind it (docs/results.md).
@@ -333,48 +334,6 @@ float* workspace(size_t floats) {
 // range is empty.
 int splits_made(int phases, int splits) { return ceil_div(phases, ceil_div(phases, splits)); }
 
-// The kernel for tile shape T, with float4 or scalar accesses to A and to B and C.
-template <class T, bool SPLIT>
-void launch_tiles(dim3 grid, const float* A, const float* B, float* out, int M, int N, int K, int tiles_per_split,
-                  bool vector_a, bool vector_b) {
-    dim3 block(T::THREADS);  // 1-D: the kernel places warps and lanes itself
-    if (vector_a && vector_b) {
-        matmul_warptiled_kernel<T, true, true, SPLIT><<<grid, block>>>(A, B, out, M, N, K, tiles_per_split);
-    } else if (vector_a) {
-        matmul_warptiled_kernel<T, true, false, SPLIT><<<grid, block>>>(A, B, out, M, N, K, tiles_per_split);
-    } else if (vector_b) {
-        matmul_warptiled_kernel<T, false, true, SPLIT><<<grid, block>>>(A, B, out, M, N, K, tiles_per_split);
-    } else {
-        matmul_warptiled_kernel<T, false, false, SPLIT><<<grid, block>>>(A, B, out, M, N, K, tiles_per_split);
-    }
-    CUDA_CHECK(cudaGetLastError());  // a bad launch configuration shows up here, not in the kernel
-}
-
-// Launches tile shape T on C = A·B with K cut into (up to) `splits` ranges of whole phases.
-template <class T>
-void launch(const float* A, const float* B, float* C, int M, int N, int K, int splits) {
-    const int phases = ceil_div(K, T::BK);
-    const int tiles_per_split = ceil_div(phases, splits);
-    splits = splits_made(phases, splits);
-    // every row of A starts 16-byte aligned when K % 4 == 0, every row of B, C and the partials when N % 4 == 0
-    const bool vector_a = K % 4 == 0 && aligned16(A);
-    const bool vector_b = N % 4 == 0 && aligned16(B) && aligned16(C);
-    dim3 grid(ceil_div(N, T::BN), ceil_div(M, T::BM), splits);  // rounds up: edge blocks hang over C
-    if (splits == 1) {
-        launch_tiles<T, false>(grid, A, B, C, M, N, K, tiles_per_split, vector_a, vector_b);
-        return;
-    }
-    float* out = workspace(size_t(splits) * M * N);
-    launch_tiles<T, true>(grid, A, B, out, M, N, K, tiles_per_split, vector_a, vector_b);
-    const int elements = M * N, threads = 256;
-    if (vector_b) {
-        splitk_sum_kernel<true><<<ceil_div(elements / 4, threads), threads>>>(out, C, elements, splits);
-    } else {
-        splitk_sum_kernel<false><<<ceil_div(elements, threads), threads>>>(out, C, elements, splits);
-    }
-    CUDA_CHECK(cudaGetLastError());
-}
-
 // How many ranges to cut K into for a grid of `tiles` output tiles when `slots` blocks run at once: enough to
 // fill the slots, but every range keeps at least MIN_SPLIT_PHASES phases, so the prologue and the partials'
 // stores stay small next to the math.
@@ -387,33 +346,73 @@ int split_count(int tiles, int slots, int phases) {
     return longest < 2 ? 1 : (wanted < longest ? wanted : longest);
 }
 
+// Tile shape T over the whole of K, straight into C; VECTOR_A: float4 loads of A (K % 4 == 0), B and C always
+// float4 (N % 4 == 0).
+template <class T, bool VECTOR_A>
+void launch_unsplit(const float* A, const float* B, float* C, int M, int N, int K) {
+    dim3 grid(ceil_div(N, T::BN), ceil_div(M, T::BM));  // rounds up: edge blocks hang over C
+    matmul_warptiled_kernel<T, VECTOR_A, true, false><<<grid, T::THREADS>>>(A, B, C, M, N, K, ceil_div(K, T::BK));
+    CUDA_CHECK(cudaGetLastError());  // a bad launch configuration shows up here, not in the kernel
+}
+
+// Tile shape T with K cut into (up to) `splits` ranges of whole phases; one range writes C directly. VECTOR:
+// float4 accesses to A, B and C, else scalar ones to all three. (Each instantiation of these kernels costs the
+// emulator's compiler seconds, so the launcher uses four: float4 or scalar, split or not, are not all combined.)
+template <class T, bool VECTOR>
+void launch_split(const float* A, const float* B, float* C, int M, int N, int K, int splits) {
+    const int phases = ceil_div(K, T::BK);
+    const int tiles_per_split = ceil_div(phases, splits);
+    splits = splits_made(phases, splits);
+    float* out = splits > 1 ? workspace(size_t(splits) * M * N) : C;
+    dim3 grid(ceil_div(N, T::BN), ceil_div(M, T::BM), splits);  // z: the ranges of K
+    matmul_warptiled_kernel<T, VECTOR, VECTOR, true><<<grid, T::THREADS>>>(A, B, out, M, N, K, tiles_per_split);
+    CUDA_CHECK(cudaGetLastError());
+    if (splits == 1) return;
+    const int elements = M * N, threads = 256;
+    if (VECTOR) {
+        splitk_sum_kernel<true><<<ceil_div(elements / 4, threads), threads>>>(out, C, elements, splits);
+    } else {
+        splitk_sum_kernel<false><<<ceil_div(elements, threads), threads>>>(out, C, elements, splits);
+    }
+    CUDA_CHECK(cudaGetLastError());
+}
+
 }  // namespace warptiled
 
-// The choice, from M, N, K and the multiprocessor count (132 on an H100), measured with `make bench`:
+// The choice, from M, N, K, the pointers' alignment and the multiprocessor count (132 on an H100):
 // - The wide 128×256 tile, one block of 8×16 outputs per thread on each multiprocessor, is the fastest when its
-//   blocks keep most multiprocessors busy. If its tiles alone are fewer than the multiprocessors, K is split
-//   until they are not: 1000×800·800×1200 has 8 × 5 = 40 tiles, so 3 splits give 120 blocks for 132 SMs.
-// - When even split it leaves more than a quarter of the multiprocessors idle, the 128×128 tile (8×8 outputs
-//   per thread, two blocks per multiprocessor) gives twice the tiles, split to fill 2 × 132 slots: 512³ has
-//   16 tiles, split 8 ways (32 phases, 4 each) into 128 blocks, one on each of 128 SMs, where the wide tile
-//   would have kept 64 busy.
+//   tiles alone keep at least 3/4 of the multiprocessors busy (2048³: 128 tiles for 132 SMs) and B and C take
+//   float4s; A's loads are float4s or scalars as K allows.
+// - Otherwise lab.h's 128×128 tile (8×8 outputs per thread, two blocks per multiprocessor), with K split to fill
+//   2 × 132 slots: 512³ has 16 tiles, split 8 ways (32 phases, 4 each) into 128 blocks, one on each of 128 SMs,
+//   where the wide tile would have kept 8 busy; 1000×800·800×1200 has 80 tiles, split 3 ways.
 void matmul(const float* A, const float* B, float* C, int M, int N, int K) {
     using namespace warptiled;
     const int sms = multiprocessors();
+    // every row of A starts 16-byte aligned when K % 4 == 0, every row of B, C and the partials when N % 4 == 0
+    const bool vector_a = K % 4 == 0 && aligned16(A);
+    const bool vector_b = N % 4 == 0 && aligned16(B) && aligned16(C);
 #ifdef LAB6_BM
-    const int tiles = ceil_div(M, Tuned::BM) * ceil_div(N, Tuned::BN);
-    launch<Tuned>(A, B, C, M, N, K, split_count(tiles, sms * Tuned::MIN_BLOCKS, ceil_div(K, Tuned::BK)));
+    using Split = Tuned;  // -D LAB6_...: every problem on that one shape
 #else
-    const int phases = ceil_div(K, Wide::BK);  // both shapes take BK = 16
+    using Split = Square;
     const int wide_tiles = ceil_div(M, Wide::BM) * ceil_div(N, Wide::BN);
-    const int wide_splits = split_count(wide_tiles, sms * Wide::MIN_BLOCKS, phases);
-    const int wide_blocks = wide_tiles * splits_made(phases, wide_splits);
-    const int busy = wide_blocks < sms ? wide_blocks : sms;  // multiprocessors with a block to run
-    if (4 * busy >= 3 * sms) {
-        launch<Wide>(A, B, C, M, N, K, wide_splits);
-    } else {
-        const int square_tiles = ceil_div(M, Square::BM) * ceil_div(N, Square::BN);
-        launch<Square>(A, B, C, M, N, K, split_count(square_tiles, sms * Square::MIN_BLOCKS, phases));
+    const int busy = wide_tiles < sms ? wide_tiles : sms;  // multiprocessors with a block to run
+    if (vector_b && 4 * busy >= 3 * sms) {
+        if (vector_a) {
+            launch_unsplit<Wide, true>(A, B, C, M, N, K);
+        } else {
+            launch_unsplit<Wide, false>(A, B, C, M, N, K);
+        }
+        return;
     }
 #endif
+    const int phases = ceil_div(K, Split::BK);
+    const int tiles = ceil_div(M, Split::BM) * ceil_div(N, Split::BN);
+    const int splits = split_count(tiles, sms * Split::MIN_BLOCKS, phases);
+    if (vector_a && vector_b) {
+        launch_split<Split, true>(A, B, C, M, N, K, splits);
+    } else {
+        launch_split<Split, false>(A, B, C, M, N, K, splits);
+    }
 }

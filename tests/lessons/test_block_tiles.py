@@ -33,13 +33,12 @@ def lab6_reference_tiles():
 
 def lab6_reference_choice(M, K, N, sms):
     """The BlockShape the lab 6 reference runs for M×K·K×N on `sms` multiprocessors, by its launcher's rule: the
-    wide tile, K split to fill the multiprocessors, when that keeps at least 3/4 of them busy; else the square
-    tile, two blocks per multiprocessor, K split to fill 2·sms slots."""
+    wide tile, unsplit, when its tiles keep at least 3/4 of them busy and N % 4 == 0 (B and C in float4s); else
+    the square tile, two blocks per multiprocessor, K split to fill 2·sms slots."""
     tiles = lab6_reference_tiles()
     wide, wide_per_sm = tiles["Wide"]
     s = calc.BlockShape(M, K, N, wide, 1, sms, wide_per_sm)
-    s = calc.BlockShape(M, K, N, wide, calc.value("split_for_slots", s), sms, wide_per_sm)
-    if 4 * calc.value("busy_sms", s) >= 3 * sms:
+    if N % 4 == 0 and 4 * calc.value("busy_sms", s) >= 3 * sms:
         return s
     square, square_per_sm = tiles["Square"]
     s = calc.BlockShape(M, K, N, square, 1, sms, square_per_sm)
