@@ -204,17 +204,23 @@ __attribute__((always_inline)) inline void track(Worker& w, ShadowByte& s, size_
     } else if (s.write_epoch >= start && s.write_tid != tid) {
       check_race(w, tid, pc, offset, s, false);
     }
-    if (s.read_epoch < start) {
-      s.read_tid = tid;
-      s.read_lanes = 1u << (tid & 31);
-      s.read_pc = pc;
-    } else if (s.read_tid != tid && s.read_tid != kManyReaders) {
-      if (same_warp(s.read_tid, tid))
+    if (__builtin_expect(s.read_epoch != epoch, 0)) {
+      if (s.read_epoch < start) {  // the first read in this barrier interval
+        s.read_epoch = epoch;
+        s.read_tid = tid;
+        s.read_lanes = 1u << (tid & 31);
+        s.read_pc = pc;
+        return;
+      }
+      s.read_epoch = epoch;  // a __syncwarp() since the last read
+    }
+    const uint16_t reader = s.read_tid;
+    if (reader != tid && reader != kManyReaders) {  // another reader: of this warp, or the set spans warps
+      if (same_warp(reader, tid))
         s.read_lanes |= 1u << (tid & 31);
       else
         s.read_tid = kManyReaders;
     }
-    s.read_epoch = epoch;
   }
 }
 

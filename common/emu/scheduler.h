@@ -39,10 +39,10 @@ struct Fiber {
   uint32_t linear = 0;
   FiberState state = FiberState::kDone;
   uintptr_t barrier_pc = 0;
-  int barrier_predicate = 0;      // __syncthreads_count/and/or
+  uint64_t load_bytes = 0, store_bytes = 0;
+  int barrier_predicate = 0;         // __syncthreads_count/and/or
   Collective* collective = nullptr;  // the warp collective it waits at (on its own stack)
   size_t stack = 0;                  // index of the stack it runs on
-  uint64_t load_bytes = 0, store_bytes = 0;
 };
 
 // Shadow state of one word (or, once a narrower access touched it, one byte) of shared memory. Epochs number the barrier intervals of a worker; a new block starts
@@ -93,14 +93,6 @@ struct Worker {
   std::vector<ShadowByte> shadow_bytes;   // per byte, used for split words
   uint32_t epoch = 0, block_first_epoch = 0;
   uint32_t interval_start = 0;     // epoch at the block's start or its last __syncthreads()
-  // Warps (warp.cpp). pair_sync[t * 32 + lane]: the epoch of the last __syncwarp() that thread t and that lane of
-  // its warp both took part in; an access ordered after it by both is not a race.
-  std::vector<uint32_t> pair_sync;
-  uint32_t warp_waiting[32] = {};  // per warp: lanes waiting at a collective
-  uint32_t warp_exited[32] = {};   // per warp: lanes that have finished
-  uint32_t ready = 0;              // fibers in state kReady
-  int64_t stack0_owner = -1;       // the suspended fiber that runs on stack 0, if any
-  int barrier_count = 0;           // __syncthreads_count: threads whose predicate was non-zero
   // Reads of bytes no thread had written yet. Judged when the barrier interval ends: if another thread wrote the
   // byte in the same interval, the read was one side of a race (reported as such) and whether it came first
   // depended only on the order the fibers ran in; otherwise it is an uninitialised read.
@@ -122,6 +114,14 @@ struct Worker {
   std::map<std::tuple<int, uintptr_t, uintptr_t>, RawDiag> diags;
   uint64_t first_fatal_block = UINT64_MAX;
   cudaError_t fatal_error = cudaSuccess;
+  // Warps (warp.cpp). pair_sync[t * 32 + lane]: the epoch of the last __syncwarp() that thread t and that lane of
+  // its warp both took part in; an access ordered after it by both is not a race.
+  std::vector<uint32_t> pair_sync;
+  uint32_t warp_waiting[32] = {};  // per warp: lanes waiting at a collective
+  uint32_t warp_exited[32] = {};   // per warp: lanes that have finished
+  uint32_t ready = 0;              // fibers in state kReady
+  int64_t stack0_owner = -1;       // the suspended fiber that runs on stack 0, if any
+  int barrier_count = 0;           // __syncthreads_count: threads whose predicate was non-zero
 };
 
 // The worker running on this thread (null on threads that never ran a kernel). Defined in checks.cpp, whose hot
