@@ -325,7 +325,7 @@ def check_lock_and_interrupt(t, submissions, out):
     student = os.path.join(submissions, "zz_spinner", LABS[0])
     os.makedirs(student)
     shutil.copy(os.path.join(MALICIOUS, "lab1", "infinite_loop.cu"), os.path.join(student, "kernel.cu"))
-    env = dict(os.environ, **LIMITS, GRADE_CPU_S="120", GRADE_WALL_S="120")
+    env = dict(os.environ, **dict(LIMITS, GRADE_CPU_S="120", GRADE_WALL_S="120"))
     proc = subprocess.Popen([sys.executable, os.path.join(ROOT, "grader", "classgrade.py"), "grade-all",
                              "--submissions", submissions, "--out", out, "--jobs", "2", "--backend", "emu"],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT)
