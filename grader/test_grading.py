@@ -405,6 +405,7 @@ def check_setpriv(t, tmp):
     if not ok:
         print("note: --sandbox setpriv not checked: " + why)
         return
+    os.chmod(tmp, 0o755)  # the unprivileged user must reach its folder, as it does under build/ or /autograder
     where = os.path.join(tmp, "setpriv")
     os.makedirs(where)
     judge = os.path.join(tmp, "judge-file")
