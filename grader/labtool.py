@@ -228,14 +228,12 @@ class Toolchain:
             os.remove(kernel_obj)  # always rebuilt: the kernel is what changes
         self.compile(kernel, kernel_obj, includes, shown_as, untrusted=True)
         shared = [self.common_object(n, lab) for n in ("harness.cpp", "reference_gemm.cpp")]
-        # the kernel's object last: where it and a course object both hold a copy of an inline function, the linker
-        # keeps the first, the course's
-        bins = {"tests": self.link([tests_obj, self.common_object("doctest_main.cpp", lab)] + shared + [kernel_obj],
+        bins = {"tests": self.link([tests_obj, kernel_obj, self.common_object("doctest_main.cpp", lab)] + shared,
                                    os.path.join(out_dir, "tests"))}
         if not with_demo:
             pass
         elif lab != "lab1-naive":
-            bins["demo"] = self.link([self.common_object("demo.cpp", lab)] + shared + [kernel_obj],
+            bins["demo"] = self.link([self.common_object("demo.cpp", lab), kernel_obj] + shared,
                                      os.path.join(out_dir, "demo"))
         elif lab == "lab1-naive":
             flow = self.compile(os.path.join(lab_dir, "host_flow.cu"), os.path.join(out_dir, "host_flow.o"), includes)

@@ -219,7 +219,7 @@ class Sandbox:
         lim = self.limits
         full = self.command(cmd)
         if env and self.mode == "setpriv":
-            i = full.index("env") + 1
+            i = full.index("env") + 2  # after "env -i"
             full = full[:i] + ["%s=%s" % kv for kv in env.items()] + full[i:]
         elif env:
             extra = sum((["--setenv", k, v] for k, v in env.items()), [])

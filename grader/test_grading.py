@@ -292,6 +292,7 @@ def check_batch(t, tmp):
 def check_resume(t, submissions, out):
     before = {s: os.path.getmtime(os.path.join(out, s, "meta.json")) for s in os.listdir(out)
               if os.path.isfile(os.path.join(out, s, "meta.json"))}
+    rows = len(read_gradebook(out))
     proc = run_grade_all(submissions, out)
     t.check(proc.returncode == 0 and " 0 to grade" in proc.stdout and all(
         os.path.getmtime(os.path.join(out, s, "meta.json")) == m for s, m in before.items()),
@@ -302,7 +303,7 @@ def check_resume(t, submissions, out):
     proc = run_grade_all(submissions, out)
     row = {r["student"]: r for r in read_gradebook(out)}.get("empty", {})
     t.check(proc.returncode == 0 and " 1 to grade" in proc.stdout and row.get("status") == "graded" and
-            len(read_gradebook(out)) == len(before) and all(
+            len(read_gradebook(out)) == rows and all(
                 os.path.getmtime(os.path.join(out, s, "meta.json")) == m for s, m in before.items() if s != "empty"),
             "after one submission changes, only it is graded again; the gradebook keeps every row",
             proc.stdout[-2000:] + str(row))
@@ -324,7 +325,7 @@ def check_lock_and_interrupt(t, submissions, out):
     student = os.path.join(submissions, "zz_spinner", LABS[0])
     os.makedirs(student)
     shutil.copy(os.path.join(MALICIOUS, "lab1", "infinite_loop.cu"), os.path.join(student, "kernel.cu"))
-    env = dict(os.environ, **LIMITS, GRADE_CPU_S="120", GRADE_WALL_S="120")
+    env = dict(os.environ, **dict(LIMITS, GRADE_CPU_S="120", GRADE_WALL_S="120"))
     proc = subprocess.Popen([sys.executable, os.path.join(ROOT, "grader", "classgrade.py"), "grade-all",
                              "--submissions", submissions, "--out", out, "--jobs", "2", "--backend", "emu"],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT)
@@ -404,6 +405,7 @@ def check_setpriv(t, tmp):
     if not ok:
         print("note: --sandbox setpriv not checked: " + why)
         return
+    os.chmod(tmp, 0o755)  # the unprivileged user must reach its folder, as it does under build/ or /autograder
     where = os.path.join(tmp, "setpriv")
     os.makedirs(where)
     judge = os.path.join(tmp, "judge-file")
