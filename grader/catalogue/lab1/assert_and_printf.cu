@@ -1,10 +1,9 @@
 // Correct variant of lab 1: a naive kernel written the way a student debugs it, with assert() in the kernel,
-// printf from the launcher, a host buffer from malloc and a std::vector. Must score full marks: confinement
+// printf from the launcher and a host buffer from malloc. Must score full marks: confinement
 // (grader/confine_allowlist.txt) allows all of these.
 #include <cassert>
 #include <cstdio>
 #include <cstdlib>
-#include <vector>
 
 #include "lab.h"
 
@@ -24,7 +23,7 @@ __global__ void matmul_naive_kernel(const float* A, const float* B, float* C, in
 }
 
 void matmul(const float* A, const float* B, float* C, int M, int N, int K) {
-    std::vector<int> shape = {M, N, K};
+    const int shape[3] = {M, N, K};
     int* launches = static_cast<int*>(malloc(sizeof(int)));
     *launches = 1;
     dim3 block(BLOCK_WIDTH, BLOCK_WIDTH);
