@@ -124,6 +124,14 @@ def check_ir(text, source):
         n = line_of_dbg.get(m.group(1)) if m else None
         return "%s:%d" % (source, n) if n and in_source(m.group(1)) else source
 
+    # tools/emucc turns each namespace-scope __device__ or __constant__ variable into a call that runs before main();
+    # say so in the student's terms rather than as a constructor and an unknown name
+    for l in lines:
+        if DECLARE.match(l) and "define_device_variable" in l:
+            return ["%s: __device__ and __constant__ variables are not allowed in a lab's kernel.cu (the emulator "
+                    "sets them up before main(), where no student code may run): pass the values as kernel "
+                    "arguments" % source]
+
     reasons = []
     functions = {}   # name -> (its define line, its body lines)
     current = None

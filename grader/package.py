@@ -28,7 +28,8 @@ HANDOUT = ["Makefile", "README.md", ".gitignore", "common", "docs", "labs", "tes
 # What the autograder needs: everything students get, and the grader's grading parts.
 AUTOGRADER = HANDOUT + ["grader/classgrade.py", "grader/sandbox.py", "grader/hidden"]
 OPTIONAL = {"mk"}  # other topics' make targets, where there are any
-SKIP = {"__pycache__", "build", "mk/grading.mk", "tools/gen-class"}
+SKIP = {"__pycache__", "build", "mk/grading.mk", "tools/gen-class",
+        "tests/emu/external", "mk/external.mk"}  # third-party programs that check the emulator: the course's own tests
 
 SETUP_SH = """#!/usr/bin/env bash
 # Gradescope runs this once, when it builds the autograder's image: the Debian packages the course needs.

@@ -49,6 +49,7 @@ CATALOGUE = {
     "lab3/tile32.cu": (set(), []),
     "lab3/guard_in_inner_loop.cu": (set(), []),
     "lab3/ternary_loads.cu": (set(), []),
+    "lab3/dynamic_shared_tiles.cu": (set(), []),
     "lab4/tiled16_in_lab4.cu": ({"traffic"}, ["your kernel read",
                                               "a kernel with 64×64 block tiles reads at most 18,816"]),
     "lab4/missing_second_barrier.cu": (ALL_SUITES, ["race on shared memory", "overwrites it"]),

@@ -488,7 +488,8 @@ def check_bad_input(t, tmp):
 # The handout and the Gradescope autograder
 # ---------------------------------------------------------------------------------------------------------------
 INSTRUCTOR_ONLY = ["solutions", "grader/hidden", "grader/malicious", "grader/catalogue", "grader/classgrade.py",
-                   "grader/sandbox.py", "grader/selftest.py", "grader/test_grading.py", "mk/grading.mk"]
+                   "grader/sandbox.py", "grader/selftest.py", "grader/test_grading.py", "mk/grading.mk",
+                   "tests/emu/external", "mk/external.mk"]
 
 
 def check_handout(t, tmp):
