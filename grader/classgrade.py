@@ -37,6 +37,7 @@ import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import labtool  # noqa: E402
+from confine import read_untrusted  # noqa: E402
 import sandbox  # noqa: E402
 
 ROOT = labtool.ROOT
@@ -336,18 +337,6 @@ def sandbox_for(trusted, lab, slot, sandboxed):
 # ---------------------------------------------------------------------------------------------------------------
 # Grading one submission
 # ---------------------------------------------------------------------------------------------------------------
-def read_untrusted(path, limit):
-    """Reads a file the sandbox wrote, refusing links and anything but a plain file; None if there is none."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            return None
-        return f.read(limit + 1)
-
-
 def hidden_problems(lab, rng):
     m = hidden_multiple(lab)
     top = max(1, HIDDEN_MAX_SIZE // m)

@@ -19,6 +19,7 @@ check_ir() and check_object() return a list of one-line reasons, empty when the 
 import fnmatch
 import os
 import re
+import stat
 import subprocess
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -287,15 +288,20 @@ def check_object(obj, source, trusted_objects=(), contract=("matmul",), backend=
     return sorted(set(reasons), key=reasons.index)
 
 
-def read_ir(path):
-    """The IR file the sandboxed compiler wrote: a plain file, read with a cap; None if there is none."""
+def read_untrusted(path, limit):
+    """Reads a file the sandbox wrote, refusing links and anything but a plain file: at most limit + 1 bytes (more
+    than limit means it was too big); None if there is none."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return None
     with os.fdopen(fd, "rb") as f:
-        import stat
         if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
             return None
-        data = f.read(IR_MAX_BYTES + 1)
-    return None if len(data) > IR_MAX_BYTES else data.decode("utf-8", errors="replace")
+        return f.read(limit + 1)
+
+
+def read_ir(path):
+    """The IR file the sandboxed compiler wrote, read with a cap; None if there is none or it is too big."""
+    data = read_untrusted(path, IR_MAX_BYTES)
+    return None if data is None or len(data) > IR_MAX_BYTES else data.decode("utf-8", errors="replace")
