@@ -1,6 +1,7 @@
 // demo.cpp — the lab's matmul on a WIDTH×WIDTH problem with A = a and B = b: every value of C must be a·b·WIDTH.
 //
 //   demo WIDTH A B          e.g. demo 34 1 2: every value is 68.0
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -22,12 +23,19 @@ int main(int argc, char** argv) {
     printf("width=%d: the kernel failed: %s (%s)\n", width, cudaGetErrorName(e), cudaGetErrorString(e));
     return 1;
   }
+  if (!run.diagnostics.empty()) {  // the emulator's report is above, on stderr
+    printf("width=%d: the emulator found %zu error%s in the kernel (above): its results mean nothing until %s fixed\n",
+           width, run.diagnostics.size(), run.diagnostics.size() == 1 ? "" : "s",
+           run.diagnostics.size() == 1 ? "it is" : "they are");
+    return 1;
+  }
   size_t wrong = 0, first = 0;
   for (size_t i = 0; i < run.C.size(); ++i)
     if (run.C[i] != want && !wrong++) first = i;
   if (wrong) {
-    printf("width=%d: %zu of %zu values are not %.1f; the first is C[%zu][%zu] = %g\n", width, wrong, run.C.size(), want,
-           first / width, first % width, run.C[first]);
+    printf("width=%d: %zu of %zu values are not %.1f; the first is C[%zu][%zu] = %g%s\n", width, wrong, run.C.size(),
+           want, first / width, first % width, run.C[first],
+           std::isnan(run.C[first]) ? " (NaN: your kernel never wrote it)" : "");
     return 1;
   }
   printf("width=%d, A = %g, B = %g: all %s values of C are %.1f\n", width, a, b, with_commas(run.C.size()).c_str(), want);

@@ -61,6 +61,9 @@ Problem random_problem(int M, int N, int K, uint32_t seed) {
   return p;
 }
 
+// Linked into every program that runs a lab through this harness: its CUDA_CHECK throws (lab_common.h).
+extern "C" void lab_cuda_check_throws() {}
+
 Run run_matmul(const Problem& p, MatmulFn matmul) {
   Run run;
   const size_t a_bytes = p.A.size() * sizeof(float), b_bytes = p.B.size() * sizeof(float);
@@ -84,8 +87,14 @@ Run run_matmul(const Problem& p, MatmulFn matmul) {
   cudaemu::name_allocation(C, "C");
   cudaemu::clear_launches();
 #endif
-  matmul(A, B, C, p.M, p.N, p.K);
-  run.launch_error = cudaGetLastError();
+  try {
+    matmul(A, B, C, p.M, p.N, p.K);
+    run.launch_error = cudaGetLastError();
+  } catch (const CudaCheckFailure& f) {  // the launcher's CUDA_CHECK: this run fails, the next test still runs
+    cudaGetLastError();                    // the error it caught is reported below, not left for the next call
+    run.launch_error = f.error;
+    run.cuda_check = std::string(f.file) + ":" + std::to_string(f.line) + ": CUDA_CHECK(" + f.expr + ")";
+  }
   run.sync_error = cudaDeviceSynchronize();
 #ifdef CUDAEMU
   run.measured = true;
@@ -134,12 +143,31 @@ void append_diagnostics(std::string& out, const Run& run, const std::string& pre
 // What went wrong with the run itself, if anything: the error codes and the emulator's diagnosis.
 std::string run_failure(const Run& run) {
   std::string out;
-  if (run.launch_error != cudaSuccess)
+  if (!run.cuda_check.empty())
+    out = run.cuda_check + " failed with " + error_text(run.launch_error) + ", so matmul() stopped there";
+  else if (run.launch_error != cudaSuccess)
     out = "the launch failed with " + error_text(run.launch_error) + " — check the grid and block sizes";
   else if (run.sync_error != cudaSuccess)
     out = "the kernel failed with " + error_text(run.sync_error);
   if (!out.empty()) append_diagnostics(out, run, "");
   return out;
+}
+
+}  // namespace
+
+namespace {
+
+// With every A element a and every B element b, each element of C is K products a·b. A wrong value that is a whole
+// number of them says how many products the kernel added up.
+std::string constant_hint(const Problem& p, float got) {
+  if (p.A.empty() || p.B.empty() || !std::isfinite(got)) return "";
+  const float a = p.A[0], b = p.B[0];
+  for (float x : p.A) if (x != a) return "";
+  for (float x : p.B) if (x != b) return "";
+  const double products = double(got) / (double(a) * b);
+  if (a * b == 0 || products < 0 || products >= p.K || products != std::floor(products)) return "";
+  return "; that is " + with_commas(uint64_t(products)) + " of the K = " + std::to_string(p.K) +
+         " products a·b added up: does a loop over K stop early (a count of phases that rounds down)?";
 }
 
 }  // namespace
@@ -165,6 +193,7 @@ Verdict check_result(const Problem& p, const Run& run) {
            ref.tolerance[first], std::isnan(run.C[first]) ? " — NaN means your kernel never wrote it" : "");
   v.ok = false;
   v.message = buf;
+  if (run.diagnostics.empty()) v.message += constant_hint(p, run.C[first]);  // a race can sum anything
   append_diagnostics(v.message, run, "the emulator also found ");
   return v;
 }
@@ -177,8 +206,18 @@ Verdict check_reads(const Problem& p, const Run& run, uint64_t bytes, const std:
     return {false, "traffic is only judged for a correct kernel, and this one is not: " + r.message};
   bool ok = exact ? run.bytes_read_AB == bytes : run.bytes_read_AB <= bytes;
   if (ok) return {};
+  // which matrix: how many times the kernel read each of its elements, on average
+  auto per_matrix = [](const char* name, const std::vector<uint32_t>& reads) {
+    uint64_t loads = 0;
+    for (uint32_t r : reads) loads += r;
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s %s bytes (each element %.1f times)", name, with_commas(loads * sizeof(float)).c_str(),
+             reads.empty() ? 0.0 : double(loads) / double(reads.size()));
+    return std::string(buf);
+  };
   return {false, p.description + ": your kernel read " + with_commas(run.bytes_read_AB) + " bytes of A and B; " +
-                     kernel_kind + " reads " + (exact ? "exactly " : "at most ") + with_commas(bytes)};
+                     kernel_kind + " reads " + (exact ? "exactly " : "at most ") + with_commas(bytes) + ". " +
+                     per_matrix("A:", run.A_reads) + ", " + per_matrix("B:", run.B_reads)};
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 
 #include <cuda_runtime.h>
 
+#include "lab_common.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -28,6 +30,7 @@ struct Run {
   std::vector<float> C;                    // copied back; NaN where nothing was written
   cudaError_t launch_error = cudaSuccess;  // cudaGetLastError() after matmul() returned
   cudaError_t sync_error = cudaSuccess;    // cudaDeviceSynchronize()
+  std::string cuda_check;                  // "kernel.cu:58: CUDA_CHECK(cudaGetLastError())" when one failed
   // Measured by the emulator only (measured == false on a GPU):
   bool measured = false;
   int kernel_launches = 0;

@@ -30,15 +30,20 @@ CATALOGUE = {
     # confinement (grader/confine.py) must not refuse what a student debugging a kernel writes
     "lab1/assert_and_printf.cu": (set(), []),
     # Without a barrier, the emulator's fibers run in an order that gives wrong sums, and the race is named.
-    "lab2/missing_first_barrier.cu": (ALL_SUITES, ["race on shared memory", "__syncthreads() missing"]),
+    "lab2/missing_first_barrier.cu": (ALL_SUITES, ["race on shared memory",
+                                                 "A __syncthreads() after :27 and before :31"]),
     "lab2/naive_in_lab2.cu": ({"traffic"}, ["your kernel read", "a 16×16 tiled kernel reads at most"]),
-    "lab3/missing_first_barrier.cu": (ALL_SUITES, ["race on shared memory", "__syncthreads() missing"]),
-    "lab3/missing_second_barrier.cu": (ALL_SUITES, ["race on shared memory", "overwrites it"]),
+    "lab3/missing_first_barrier.cu": (ALL_SUITES, ["race on shared memory",
+                                                 "A __syncthreads() after :36 and before :41"]),
+    "lab3/missing_second_barrier.cu": (ALL_SUITES, ["race on shared memory", "after :41 and before :29 orders them: "
+                                                      "at the end of the loop body"]),
     "lab3/unguarded_tile_loads.cu": (ALL_SUITES, ["out-of-bounds load"]),
     "lab3/unguarded_store.cu": (ALL_SUITES, ["out-of-bounds store"]),
     "lab3/wrong_leading_dimension.cu": (ALL_SUITES, ["elements are wrong"]),
     "lab3/swapped_grid_dimensions.cu": (ALL_SUITES, ["never wrote it"]),
     # The traffic cases have K = 48, a multiple of 16, where dropping the partial tile changes nothing.
+    "lab3/grid_rounded_down.cu": (ALL_SUITES, ["never wrote it", "with grid (0,0,1) and block (16,16,1) was refused",
+                                               "every grid dimension must be at least 1"]),
     "lab3/truncating_phase_loop.cu": ({"correctness", "memory safety"}, ["elements are wrong"]),
     "lab3/syncthreads_in_bounds_if.cu": (ALL_SUITES, ["divergent barrier"]),
     "lab3/naive_in_lab3.cu": ({"traffic"}, ["your kernel read", "a 16×16 tiled kernel reads at most 64,704"]),
@@ -52,12 +57,12 @@ CATALOGUE = {
     "lab3/dynamic_shared_tiles.cu": (set(), []),
     "lab4/tiled16_in_lab4.cu": ({"traffic"}, ["your kernel read",
                                               "a kernel with 64×64 block tiles reads at most 18,816"]),
-    "lab4/missing_second_barrier.cu": (ALL_SUITES, ["race on shared memory", "overwrites it"]),
+    "lab4/missing_second_barrier.cu": (ALL_SUITES, ["race on shared memory", "at the end of the loop body"]),
     "lab4/wrong_register_index.cu": (ALL_SUITES, ["elements are wrong"]),
     # At 55×48·48×43 a 64×64 and a 128×128 block tile read the same; the 130×36·36×260 case tells them apart.
     "lab5/coarsened64_in_lab5.cu": ({"traffic"}, ["your kernel read",
                                                   "a kernel with 128×128 block tiles reads at most 131,040"]),
-    "lab5/missing_second_barrier.cu": (ALL_SUITES, ["race on shared memory", "overwrites it"]),
+    "lab5/missing_second_barrier.cu": (ALL_SUITES, ["race on shared memory", "at the end of the loop body"]),
     "lab5/wrong_register_tile_index.cu": (ALL_SUITES, ["elements are wrong"]),
     "lab5/float4_for_any_shape.cu": (ALL_SUITES, ["out-of-bounds load"]),
     "lab5/misaligned_float4.cu": (ALL_SUITES, ["misaligned load", "is the row length a multiple of 4?"]),
@@ -67,7 +72,8 @@ CATALOGUE = {
     # Lab 4's kernel in lab 6 reads more than a 128×128 block tile allows: the traffic check is what fails it.
     "lab6/coarsened64_in_lab6.cu": ({"traffic"}, ["your kernel read",
                                                   "a kernel with 128×128 block tiles reads at most 131,040"]),
-    "lab6/missing_stage_barrier.cu": (ALL_SUITES, ["race on shared memory", "__syncthreads() missing"]),
+    "lab6/missing_stage_barrier.cu": (ALL_SUITES, ["race on shared memory",
+                                                 "A __syncthreads() after :189 and before :126"]),
     "lab6/single_stage.cu": (ALL_SUITES, ["race on shared memory", "overwrites it"]),
     "lab6/wrong_warp_placement.cu": (ALL_SUITES, ["never wrote it", "stored more than once"]),
     "lab6/float4_for_any_shape.cu": (ALL_SUITES, ["out-of-bounds load"]),
@@ -137,6 +143,35 @@ def check_catalogue(t, work):
         t.check(ok, what, "failing suites: %s\n%s" % (sorted(failed), output[:3000]))
 
 
+# What `make lab3` shows a student for three classic mistakes: the whole test program runs (a failed CUDA_CHECK
+# ends one test, not the run) and ends with a summary; the race report says where the missing barrier goes, and the
+# two missing barriers read differently; each finding is printed once in full; the whole report stays short.
+STUDENT_REPORTS = {
+    "lab3/grid_rounded_down.cu": ["8 tests: 0 passed, 8 failed", "was refused with cudaErrorInvalidValue",
+                                  "CUDA_CHECK(cudaGetLastError()) failed", "the launch shown above again"],
+    "lab3/missing_first_barrier.cu": ["8 tests: 0 passed", "A __syncthreads() after :36 and before :41",
+                                      "the race shown above again"],
+    "lab3/missing_second_barrier.cu": ["8 tests: ", "at the end of the loop body, before the loop comes back to :29",
+                                       "the race shown above again"],
+}
+
+
+def check_student_reports(t):
+    for name, words in sorted(STUDENT_REPORTS.items()):
+        lab = LAB_OF[name.split("/")[0]]
+        proc = subprocess.run([sys.executable, os.path.join(ROOT, "grader", "labtool.py"), "lab", lab, "--kernel",
+                               os.path.join(ROOT, "grader", "catalogue", name), "--backend", "emu"],
+                              capture_output=True, text=True, cwd=ROOT)
+        out = proc.stdout + proc.stderr
+        lines = [line for line in out.splitlines() if line.strip()]
+        missing = [w for w in words if w not in out]
+        full = sum(1 for line in lines if ": race on shared memory" in line or "was refused with" in line)
+        t.check(proc.returncode != 0 and not missing and len(lines) <= 40 and full <= 3,
+                "make %s KERNEL=%s: one summary, the fix named, findings not repeated (%d lines)" %
+                (lab.split("-")[0], name, len(lines)),
+                "missing: %s; findings printed in full: %d\n%s" % (missing, full, out[:3000]))
+
+
 def check_nvcc(t):
     nvcc = shutil.which("nvcc")
     kernels = sorted(glob.glob(os.path.join(ROOT, "labs", "*", "*.cu")) +
@@ -168,6 +203,7 @@ def main(argv):
         shutil.rmtree(work, ignore_errors=True)
         check_references_and_skeletons(t, work)
         check_catalogue(t, work)
+        check_student_reports(t)
     summary = "%d passed, %d failed" % (t.passed, t.failed) + (", %d skipped" % t.skipped if t.skipped else "")
     print(summary)
     return 1 if t.failed else 0

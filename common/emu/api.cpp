@@ -60,21 +60,32 @@ cudaError_t sync_status() {
 
 namespace {
 
+std::string dims(dim3 d) {
+  return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
+}
+
+// Whether a GPU would start this launch; if not, the error it gives and the rule that was broken, in words.
 bool valid_launch(const void* function, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream,
-                  cudaError_t* error) {
+                  cudaError_t* error, std::string* rule) {
   // CUDA 13 on an H100 answers every one of these with cudaErrorInvalidValue (older runtimes said
   // cudaErrorInvalidConfiguration); checked on the device with tests/emu/programs/launch_config.cu.
   uint64_t threads = uint64_t(block.x) * block.y * block.z;
-  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 || block.z == 0)
-    *error = cudaErrorInvalidValue;
+  *error = cudaErrorInvalidValue;
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0)
+    *rule = "every grid dimension must be at least 1 (a grid of N / TILE blocks rounds down to 0 when N < TILE, and "
+            "leaves the last partial tile out otherwise; ceil_div rounds up)";
+  else if (block.x == 0 || block.y == 0 || block.z == 0)
+    *rule = "every block dimension must be at least 1";
   else if (block.x > 1024 || block.y > 1024 || block.z > 64 || threads > 1024)
-    *error = cudaErrorInvalidValue;
+    *rule = "a block has at most 1024 threads (x and y at most 1024, z at most 64); this one has " +
+            std::to_string(threads);
   else if (grid.x > 2147483647u || grid.y > 65535 || grid.z > 65535)
-    *error = cudaErrorInvalidValue;
-  else if (dynamic_shared_error(function, shmem) != cudaSuccess)
-    *error = dynamic_shared_error(function, shmem);
+    *rule = "a grid is at most 2147483647 blocks in x and 65535 in y and z";
+  else if ((*error = dynamic_shared_error(function, shmem)) != cudaSuccess)
+    *rule = std::to_string(shmem) + " bytes of dynamic shared memory is more than the kernel may use (48 KB in all "
+            "without cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes))";
   else if (!valid_stream(stream))
-    *error = cudaErrorInvalidResourceHandle;
+    *error = cudaErrorInvalidResourceHandle, *rule = "the stream is not one the program created and still has";
   else
     return true;
   return false;
@@ -100,9 +111,17 @@ void launch(const LaunchSite& site, dim3 grid, dim3 block, size_t shmem, cudaStr
     record(g_sticky_error != cudaSuccess ? g_sticky_error : g_pending_error);
     return;
   }
-  if (!valid_launch(site.function, grid, block, shmem, stream, &error)) {
+  if (std::string rule; !valid_launch(site.function, grid, block, shmem, stream, &error, &rule)) {
     record(error);
     report.error = error;
+    Diagnostic d;
+    d.kind = "launch";
+    d.file = site.file;
+    d.line = site.line;
+    d.message = "the launch at " + std::string(site.file) + ":" + std::to_string(site.line) + " with grid " +
+                dims(grid) + " and block " + dims(block) + " was refused with " + cudaGetErrorName(error) + ": " + rule;
+    report.diagnostics.push_back(d);
+    print_report(report);
     g_reports.push_back(report);
     write_stats_line(report);
     return;

@@ -152,6 +152,22 @@ std::string missing_sync(const Worker& w, uint32_t a, uint32_t b) {
 
 // An access in the current barrier interval that conflicts with an earlier one by another thread: a race, unless
 // the two are lanes of one warp with a __syncwarp() between them.
+// Notes on the race recorded at (pc, other_pc) what the launch report needs to group it with the others of its
+// barrier interval; `cross_warp`: this instance is between threads of two warps, which only a __syncthreads() orders.
+void tag_race(Worker& w, uintptr_t pc, uintptr_t other_pc, size_t offset, bool cross_warp) {
+  if (cross_warp) w.cross_warp_races.insert(w.current->barrier_pc);  // also when the pair is not kept
+  auto it = w.diags.find(std::make_tuple(static_cast<int>(DiagKind::kRace), pc, other_pc));
+  if (it == w.diags.end()) return;
+  RawDiag& d = it->second;
+  if (d.variable.empty() || d.block == w.block_linear) {
+    d.barrier_pc = w.current->barrier_pc;
+    const std::string at = shared_variable_at(offset);
+    d.variable = at.substr(0, at.find(" ("));
+  }
+  d.tagged_race = true;
+  d.cross_warp = d.cross_warp || cross_warp;
+}
+
 __attribute__((noinline, cold)) void check_race(Worker& w, uint16_t tid, uintptr_t pc, size_t offset,
                                                const ShadowByte& s, bool store) {
   const uint32_t start = w.interval_start;
@@ -162,12 +178,14 @@ __attribute__((noinline, cold)) void check_race(Worker& w, uint16_t tid, uintptr
                coord(w.current->idx) + " of block " + coord(w.block_idx) + " both write " +
                shared_variable_at(offset) + " " + missing_sync(w, tid, s.write_tid);
       });
+      tag_race(w, pc, s.write_pc, offset, !same_warp(tid, s.write_tid));
     } else {
       add_diag_lazy(w, DiagKind::kRace, tid, pc, s.write_pc, [&] {
         return "race on shared memory between %2 and %1: thread " + tid_coord(w, s.write_tid) + " writes " +
                shared_variable_at(offset) + " and thread " + coord(w.current->idx) + " of block " +
                coord(w.block_idx) + " reads it " + missing_sync(w, tid, s.write_tid);
       });
+      tag_race(w, pc, s.write_pc, offset, !same_warp(tid, s.write_tid));
     }
     return;
   }
@@ -186,6 +204,7 @@ __attribute__((noinline, cold)) void check_race(Worker& w, uint16_t tid, uintptr
            " reads " + shared_variable_at(offset) + " and thread " + coord(w.current->idx) + " of block " +
            coord(w.block_idx) + " overwrites it " + missing_sync(w, tid, reader);
   });
+  tag_race(w, pc, s.read_pc, offset, reader == kManyReaders || !same_warp(tid, reader));
 }
 
 // One shadow cell's bookkeeping for one access by thread `tid` in the current barrier interval.

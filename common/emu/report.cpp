@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "api.h"
@@ -55,6 +56,69 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
   return s;
 }
 
+// One finding per barrier interval for the races a __syncthreads() would order: every pair of lines that raced since
+// the same barrier (e.g. the tile loads against the multiply loop, for 'As' and for 'Bs') is one mistake, and the
+// fix is one barrier. Where it goes follows from the order in which a thread leaving that barrier meets the lines:
+// going down the source from the barrier, and round to the top of the loop past the last line. A barrier after the
+// latest first-met line of every pair and before the earliest second-met one separates them all.
+std::string worded_races(const std::vector<const RawDiag*>& group, uint64_t count, bool cross_warp) {
+  const RawDiag& rep = *group.front();
+  const SourceLocation at = location_of(rep.pc1), barrier = location_of(rep.barrier_pc);
+  auto line_text = [&](const SourceLocation& l) {
+    return l.file == at.file && l.line ? ":" + std::to_string(l.line) : l.text();
+  };
+  const bool after_barrier = rep.barrier_pc && barrier.line && barrier.file == at.file;
+  auto key = [&](int line) { return after_barrier && line <= barrier.line ? line + (1 << 24) : line; };
+  std::vector<std::string> variables;
+  std::vector<int> lines;
+  bool comparable = true;
+  int first_met = 0, second_met = 0;  // the cut: after first_met, before second_met
+  for (const RawDiag* d : group) {
+    if (std::find(variables.begin(), variables.end(), d->variable) == variables.end()) variables.push_back(d->variable);
+    const SourceLocation a = location_of(d->pc2), b = location_of(d->pc1);
+    if (a.file != at.file || b.file != at.file || !a.line || !b.line) {
+      comparable = false;
+      continue;
+    }
+    for (int l : {a.line, b.line})
+      if (std::find(lines.begin(), lines.end(), l) == lines.end()) lines.push_back(l);
+    const int lo = key(a.line) <= key(b.line) ? a.line : b.line, hi = lo == a.line ? b.line : a.line;
+    if (!first_met || key(lo) > key(first_met)) first_met = lo;
+    if (!second_met || key(hi) < key(second_met)) second_met = hi;
+  }
+  for (const RawDiag* d : group) cross_warp = cross_warp || d->cross_warp;
+  // threads of two warps: only a __syncthreads() orders them; lanes of one warp: the thread's own wording stays
+  const std::string barrier_name = cross_warp ? "__syncthreads()" : "__syncthreads() or __syncwarp()";
+  std::string text = rep.text;
+  const size_t cut = text.find(" with no __syncthreads()");
+  if (cross_warp) text = text.substr(0, cut) + " with no __syncthreads() between them";
+  else text = text.substr(0, text.find(" — is a __syncthreads() missing"));
+  text += after_barrier ? " since the barrier at " + line_text(barrier) : " since the block began";
+  std::sort(lines.begin(), lines.end());
+  if (group.size() > 1) {
+    std::string others;
+    for (size_t i = 1; i < variables.size(); ++i) others += (i > 1 ? ", " : "") + variables[i];
+    std::string where;
+    for (size_t i = 0; i < lines.size(); ++i) where += (i ? ", " : "") + std::string(":") + std::to_string(lines[i]);
+    text += "; " + std::to_string(group.size()) + " pairs of lines race in the same way, " + std::to_string(count) +
+            " times in all (" + (others.empty() ? "" : "also on " + others + "; ") + "lines " + where + ")";
+  } else if (count > 1) {
+    text += " (" + std::to_string(count) + " times)";
+  }
+  const std::string missing = " — is a " + barrier_name + " missing?";
+  if (!comparable || !first_met) return text + missing;
+  if (first_met == second_met)
+    return text + ". A " + barrier_name + " after :" + std::to_string(first_met) +
+           " orders one pass over that line before the next: at the end of the loop body, or inside it";
+  if (key(first_met) >= key(second_met)) return text + missing;
+  text += ". A " + barrier_name + " after :" + std::to_string(first_met) + " and before :" +
+          std::to_string(second_met) +
+          " orders them";
+  if (second_met < first_met)
+    text += ": at the end of the loop body, before the loop comes back to :" + std::to_string(second_met);
+  return text;
+}
+
 }  // namespace
 
 void write_stats_line(const LaunchReport& r) {
@@ -97,6 +161,7 @@ void write_stats_line(const LaunchReport& r) {
 void finish_report(LaunchReport& r, const std::vector<Worker*>& workers) {
   std::vector<uint64_t> load(g_allocations.size(), 0), store(g_allocations.size(), 0);
   std::map<std::tuple<int, uintptr_t, uintptr_t>, RawDiag> diags;
+  std::set<uintptr_t> cross_warp_races;
   uint64_t first_fatal = UINT64_MAX;
   cudaError_t fatal = cudaSuccess;
   for (Worker* w : workers) {
@@ -107,6 +172,7 @@ void finish_report(LaunchReport& r, const std::vector<Worker*>& workers) {
     r.max_thread_load_bytes = std::max(r.max_thread_load_bytes, w->max_thread_load);
     r.max_thread_store_bytes = std::max(r.max_thread_store_bytes, w->max_thread_store);
     for (size_t i = 0; i < w->alloc_load.size(); ++i) load[i] += w->alloc_load[i], store[i] += w->alloc_store[i];
+    cross_warp_races.insert(w->cross_warp_races.begin(), w->cross_warp_races.end());
     if (w->first_fatal_block < first_fatal) first_fatal = w->first_fatal_block, fatal = w->fatal_error;
     for (auto& [key, d] : w->diags) {
       auto it = diags.find(key);
@@ -134,10 +200,30 @@ void finish_report(LaunchReport& r, const std::vector<Worker*>& workers) {
     return std::tie(a.block, a.thread, a.pc1, a.pc2) < std::tie(b.block, b.thread, b.pc1, b.pc2);
   });
   std::vector<uintptr_t> pcs;
-  for (const RawDiag& d : ordered) pcs.push_back(d.pc1), pcs.push_back(d.pc2);
+  for (const RawDiag& d : ordered) pcs.push_back(d.pc1), pcs.push_back(d.pc2), pcs.push_back(d.barrier_pc);
   symbolize(pcs);
+  // block races grouped by the barrier they follow; the group is reported where its first member is
+  std::map<std::string, std::vector<const RawDiag*>> races;
+  for (const RawDiag& d : ordered)
+    if (d.tagged_race) races[d.barrier_pc ? location_of(d.barrier_pc).text() : ""].push_back(&d);
   for (const RawDiag& d : ordered) {
     SourceLocation l1 = location_of(d.pc1), l2 = location_of(d.pc2);
+    if (d.tagged_race) {
+      const std::vector<const RawDiag*>& group = races[d.barrier_pc ? location_of(d.barrier_pc).text() : ""];
+      if (group.front() != &d) continue;
+      uint64_t count = 0;
+      for (const RawDiag* g : group) count += g->count;
+      Diagnostic out;
+      out.kind = kind_name(d.kind);
+      // the second location in the file of the first is only its line
+      const std::string text = worded_races(group, count, cross_warp_races.count(d.barrier_pc) > 0);
+      out.message = replace_all(replace_all(text, "%2", l2.text()), "%1",
+                                l1.file == l2.file && l1.line ? ":" + std::to_string(l1.line) : l1.text());
+      out.file = l1.file;
+      out.line = l1.line;
+      r.diagnostics.push_back(out);
+      continue;
+    }
     Diagnostic out;
     out.kind = kind_name(d.kind);
     out.message = replace_all(replace_all(d.text, "%1", l1.text()), "%2", l2.text());

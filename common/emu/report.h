@@ -21,6 +21,11 @@ struct RawDiag {
   uintptr_t pc1 = 0, pc2 = 0;
   std::string text;
   uint64_t count = 1;
+  // Races (tagged): the launch report words those of one barrier interval as one finding, with where the barrier
+  // goes (worded_races); cross_warp when an instance was between two warps, which only a __syncthreads() orders.
+  bool tagged_race = false, cross_warp = false;
+  uintptr_t barrier_pc = 0;                          // the last __syncthreads() the thread passed; 0: none yet
+  std::string variable;                              // 'As'
 };
 
 struct Worker;

@@ -290,6 +290,7 @@ void run_blocks(Worker& w, Launch& L) {
   w.alloc_load.assign(g_allocations.size(), 0);
   w.alloc_store.assign(g_allocations.size(), 0);
   w.diags.clear();
+  w.cross_warp_races.clear();
   w.first_fatal_block = UINT64_MAX;
   w.fatal_error = cudaSuccess;
   for (;;) {

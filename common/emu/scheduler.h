@@ -14,6 +14,7 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -112,6 +113,7 @@ struct Worker {
   uint64_t max_thread_load = 0, max_thread_store = 0;
   std::vector<uint64_t> alloc_load, alloc_store;
   std::map<std::tuple<int, uintptr_t, uintptr_t>, RawDiag> diags;
+  std::set<uintptr_t> cross_warp_races;  // barriers after which threads of two warps raced (report.cpp)
   uint64_t first_fatal_block = UINT64_MAX;
   cudaError_t fatal_error = cudaSuccess;
   // Warps (warp.cpp). pair_sync[t * 32 + lane]: the epoch of the last __syncwarp() that thread t and that lane of

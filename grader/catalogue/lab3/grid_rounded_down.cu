@@ -1,0 +1,67 @@
+// Grader catalogue, lab 3, known WRONG: the grid is N / TILE_WIDTH by M / TILE_WIDTH blocks, rounding down.
+// Bug: the last partial block row and column of C get no block (their elements are never written), and when M or
+// N is below TILE_WIDTH a grid dimension is 0: the launch is refused with cudaErrorInvalidValue and the launcher's
+// CUDA_CHECK stops matmul(). Expected diagnosis: correctness (never written) on every shape that is not a multiple
+// of 16; on the small ones, the refused launch with its grid, block and the rule it breaks (kind `launch`). The
+// test program goes on with the next test after a failed CUDA_CHECK.
+//
+// Build: nvcc -arch=sm_90 -I common -I labs/lab3-boundary -c grader/catalogue/lab3/grid_rounded_down.cu
+
+#include "lab.h"
+
+static_assert(TILE_WIDTH * TILE_WIDTH <= 1024, "one thread per tile element: a block holds at most 1024 threads");
+
+// ----------------------------------------------------------------------------
+// kernel
+
+__global__ void matmul_tiled_kernel(const float* A, const float* B, float* C, int M, int N, int K) {
+    __shared__ float As[TILE_WIDTH][TILE_WIDTH];  // (TILE_WIDTH, TILE_WIDTH): this block's rows of A, one slice of K
+    __shared__ float Bs[TILE_WIDTH][TILE_WIDTH];  // (TILE_WIDTH, TILE_WIDTH): one slice of K, this block's columns of B
+
+    const int tx = threadIdx.x;
+    const int ty = threadIdx.y;
+    const int row = blockIdx.y * TILE_WIDTH + ty;
+    const int col = blockIdx.x * TILE_WIDTH + tx;
+
+    float sum = 0.0f;
+    const int num_tiles = ceil_div(K, TILE_WIDTH);  // rounds up: the last phase may cover a partial tile
+    for (int tile = 0; tile < num_tiles; ++tile) {
+        const int a_col = tile * TILE_WIDTH + tx;  // the element of A this thread loads: A[row][a_col]
+        const int b_row = tile * TILE_WIDTH + ty;  // the element of B this thread loads: B[b_row][col]
+
+        // Every thread loads, even one whose own element of C is outside C: other threads need the value.
+        // Each load has its own bounds: A is M×K, B is K×N.
+        if (row < M && a_col < K) {
+            As[ty][tx] = A[row * K + a_col];
+        } else {
+            As[ty][tx] = 0.0f;  // zero-fill past the edge: 0 contributes nothing to the dot product
+        }
+        if (b_row < K && col < N) {
+            Bs[ty][tx] = B[b_row * N + col];
+        } else {
+            Bs[ty][tx] = 0.0f;
+        }
+        __syncthreads();  // both tiles are complete before any thread reads them
+
+        // always TILE_WIDTH steps: the zero-filled entries of a partial tile add nothing
+        for (int k = 0; k < TILE_WIDTH; ++k) {
+            sum += As[ty][k] * Bs[k][tx];
+        }
+        __syncthreads();  // every thread is done with these tiles before the next phase overwrites them
+    }
+
+    // edge blocks hold threads with no element of C; they only helped with the loads
+    if (row < M && col < N) {
+        C[row * N + col] = sum;
+    }
+}
+
+// ----------------------------------------------------------------------------
+// launcher
+
+void matmul(const float* A, const float* B, float* C, int M, int N, int K) {
+    dim3 block(TILE_WIDTH, TILE_WIDTH);
+    dim3 grid(N / TILE_WIDTH, M / TILE_WIDTH);  // BUG: rounds down
+    matmul_tiled_kernel<<<grid, block>>>(A, B, C, M, N, K);
+    CUDA_CHECK(cudaGetLastError());  // a bad launch configuration shows up here, not in the kernel
+}
