@@ -835,7 +835,18 @@ TEST_CASE("launch configuration errors: returned by cudaGetLastError, the kernel
     for (const LaunchCase& c : kLaunchCases) {
         CAPTURE(launch_case_key(c));
         REQUIRE(cudaMemset(flag.ptr, 0, sizeof(int)) == cudaSuccess);
+        cudaemu::clear_launches();
         CHECK(set_flag(c.grid, c.block, flag.ptr) == c.error);
+        if (c.error != cudaSuccess) {  // the refused launch says which grid, which block, and the rule
+            const cudaemu::LaunchReport& r = only_launch();
+            REQUIRE(r.diagnostics.size() == 1);
+            CHECK(r.diagnostics[0].kind == "launch");
+            CHECK(r.diagnostics[0].line > 0);
+            const std::string grid = "grid (" + std::to_string(c.grid.x) + "," + std::to_string(c.grid.y) + "," +
+                                     std::to_string(c.grid.z) + ") and block (" + std::to_string(c.block.x) + "," +
+                                     std::to_string(c.block.y) + "," + std::to_string(c.block.z) + ")";
+            CHECK(contains(r.diagnostics[0].message, grid + " was refused with cudaErrorInvalidValue: "));
+        }
         CHECK(cudaDeviceSynchronize() == cudaSuccess);
         CHECK(flag.to_host()[0] == (c.runs ? 1 : 0));
         CHECK(cudaGetLastError() == cudaSuccess);
@@ -845,7 +856,10 @@ TEST_CASE("launch configuration errors: returned by cudaGetLastError, the kernel
 TEST_CASE("programs/launch_config.cu reports every case of the table") {
     const Run run_result = run({program("launch_config")});
     REQUIRE(run_result.exit_code == 0);
-    CHECK(run_result.err == "");
+    size_t refused = 0;
+    for (const LaunchCase& c : kLaunchCases) refused += c.error != cudaSuccess;
+    CHECK(count_of(run_result.err, "cudaemu: launch in kernel") == int(refused));  // one line each, on stderr
+    CHECK(count_of(run_result.err, "\n") == int(refused));
     const std::map<std::string, std::string> out = parse_output(run_result.out);
     CHECK(out.size() == 3 * std::size(kLaunchCases));  // no case the table lacks
     for (const LaunchCase& c : kLaunchCases) {
