@@ -53,7 +53,9 @@ std::string describe_oob(uintptr_t a, size_t size) {
   int64_t offset = static_cast<int64_t>(a) - static_cast<int64_t>(best->base);
   int64_t element = offset >= 0 ? offset / int64_t(size) : -((-offset + int64_t(size) - 1) / int64_t(size));
   std::string where = "'" + best->name + "'";
-  std::string made = best->file.empty() ? "" : ", allocated at " + best->file + ":" + std::to_string(best->line);
+  std::string made = best->file.empty() ? ""
+                     : (best->kind == Allocation::Kind::kRegistered ? ", registered at " : ", allocated at ") +
+                           best->file + ":" + std::to_string(best->line);
   std::string what = "element " + std::to_string(element) + " of " + where + " (" +
                      std::to_string(best->bytes / size) + " elements of " + std::to_string(size) + " bytes" + made +
                      ")";
