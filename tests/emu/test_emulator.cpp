@@ -1595,3 +1595,41 @@ TEST_CASE("a kernel reads registered host memory like global memory, and an acce
     CHECK(cudaHostUnregister(in) == cudaErrorHostMemoryNotRegistered);
     CHECK(cudaGetLastError() == cudaErrorHostMemoryNotRegistered);
 }
+
+TEST_CASE("programs/device_clock.cu: a kernel's clock() counts at clockRate, in step with clock64()") {
+    const Run r = run({program("device_clock")});
+    INFO("stdout:\n", r.out, "stderr:\n", r.err);
+    REQUIRE(r.exit_code == 0);
+    const std::map<std::string, std::string> out = parse_output(r.out);
+    CHECK(out.at("threads_waited_a_millisecond") == "32");
+    CHECK(out.at("clock64_advanced_at_least_as_far") == "32");
+}
+
+TEST_CASE("emucc takes `extern T __shared__ name[]` (the type before __shared__) as dynamic shared memory") {
+    const Run build = emucc_build("extern_type_first",
+                                  "#include <cstdio>\n"
+                                  "__global__ void k(int* out) {\n"
+                                  "    extern float __shared__ buffer[];\n"
+                                  "    buffer[threadIdx.x] = threadIdx.x;\n"
+                                  "    __syncthreads();\n"
+                                  "    out[threadIdx.x] = buffer[blockDim.x - 1 - threadIdx.x];\n"
+                                  "}\n"
+                                  "int main() {\n"
+                                  "    int* d = nullptr;\n"
+                                  "    cudaMalloc(&d, 64 * sizeof(int));\n"
+                                  "    k<<<1, 64, 64 * sizeof(float)>>>(d);\n"
+                                  "    int h[64];\n"
+                                  "    cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);\n"
+                                  "    std::printf(\"%d %d %s\\n\", h[0], h[63], cudaGetErrorName(cudaGetLastError()));\n"
+                                  "    return 0;\n"
+                                  "}\n");
+    INFO("emucc stderr:\n", build.err);
+    REQUIRE(build.exit_code == 0);
+    const Run r = run({(scratch_dir() / "extern_type_first").string()});
+    INFO("stderr:\n", r.err);
+    CHECK(r.out == "63 0 cudaSuccess\n");
+    CHECK(r.err == "");  // shared memory to the checks: written before it is read, no race
+    REQUIRE(r.stats.size() == 1);
+    CHECK(json_number(r.stats[0], "shared_store_bytes") == 64 * 4);
+    CHECK(json_number(r.stats[0], "shared_load_bytes") == 64 * 4);
+}
