@@ -1633,3 +1633,66 @@ TEST_CASE("emucc takes `extern T __shared__ name[]` (the type before __shared__)
     CHECK(json_number(r.stats[0], "shared_store_bytes") == 64 * 4);
     CHECK(json_number(r.stats[0], "shared_load_bytes") == 64 * 4);
 }
+
+// ===============================================================================================================
+// Configuration and query calls: versions, cache and limit settings, pointer attributes, host functions on streams
+// ===============================================================================================================
+TEST_CASE("programs/runtime_config.cu: settings read back, memory types, host work after a kernel on its stream") {
+    const Run r = run({program("runtime_config")});
+    INFO("stdout:\n", r.out, "stderr:\n", r.err);
+    REQUIRE(r.exit_code == 0);
+    const std::map<std::string, std::string> out = parse_output(r.out);
+    const std::pair<const char*, const char*> want[] = {
+        {"cache_config_prefer_shared", "1"},
+        {"stack_limit_4096", "1"},
+        {"attributes_device", "cudaSuccess type 2 device_pointer_ok 1 host_pointer_ok 1"},
+        {"attributes_managed", "cudaSuccess type 3 device_pointer_ok 1 host_pointer_ok 1"},
+        {"attributes_pinned", "cudaSuccess type 1 device_pointer_ok 1 host_pointer_ok 1"},
+        {"attributes_registered", "cudaSuccess type 1 device_pointer_ok 1 host_pointer_ok 1"},
+        {"attributes_unregistered_type", "0"},
+        {"stream_flags_non_blocking", "1"},
+        {"host_work_ran", "2"},
+        {"host_function_saw_kernel_output", "1"},
+        {"callback_status", "cudaSuccess"},
+    };
+    for (const auto& key_value : want) {
+        const std::string key = key_value.first;
+        CAPTURE(key);
+        CHECK(out.count(key) == 1);
+        if (out.count(key)) CHECK(out.at(key) == key_value.second);
+    }
+}
+
+namespace {
+void count_call(void* counter) { ++*static_cast<int*>(counter); }
+}  // namespace
+
+TEST_CASE("configuration calls check their arguments as a GPU does") {
+    CHECK(cudaDeviceSetCacheConfig(static_cast<cudaFuncCache>(7)) == cudaErrorInvalidValue);
+    int not_a_kernel = 0;
+    CHECK(cudaFuncSetCacheConfig(&not_a_kernel, cudaFuncCachePreferL1) == cudaErrorInvalidDeviceFunction);
+    CHECK(cudaDeviceSetSharedMemConfig(static_cast<cudaSharedMemConfig>(3)) == cudaErrorInvalidValue);
+    CHECK(cudaDeviceSetLimit(static_cast<cudaLimit>(7), 1) == cudaErrorInvalidValue);
+    CHECK(cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, 48) == cudaErrorInvalidValue);  // not a power of two
+    CHECK(cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, 64) == cudaSuccess);
+    size_t value = 0;
+    CHECK(cudaDeviceGetLimit(&value, cudaLimitMaxL2FetchGranularity) == cudaSuccess);
+    CHECK(value == 64);
+    CHECK(cudaDeviceGetLimit(nullptr, cudaLimitStackSize) == cudaErrorInvalidValue);
+    CHECK(cudaPointerGetAttributes(nullptr, &value) == cudaErrorInvalidValue);
+
+    int calls = 0;
+    cudaStream_t stream;
+    REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+    CHECK(cudaLaunchHostFunc(stream, nullptr, &calls) == cudaErrorInvalidValue);
+    CHECK(cudaLaunchHostFunc(stream, count_call, &calls) == cudaSuccess);
+    CHECK(calls == 1);  // run at the call: the stream's earlier work is done
+    CHECK(cudaStreamAddCallback(stream, [](cudaStream_t, cudaError_t, void*) {}, nullptr, 1) == cudaErrorInvalidValue);
+    REQUIRE(cudaStreamDestroy(stream) == cudaSuccess);
+    CHECK(cudaLaunchHostFunc(stream, count_call, &calls) == cudaErrorInvalidResourceHandle);
+    CHECK(calls == 1);
+    unsigned int flags = 0;
+    CHECK(cudaStreamGetFlags(stream, &flags) == cudaErrorInvalidResourceHandle);
+    CHECK(cudaGetLastError() == cudaErrorInvalidResourceHandle);
+    CHECK(cudaGetLastError() == cudaSuccess);
+}

@@ -570,6 +570,7 @@ T& device_variable(T& init, bool constant, const char* name, const char* file, i
 }  // namespace cudaemu
 
 #include "cudaemu_host_memory.h"  // cudaHostRegister, mapped memory, cudaSetDeviceFlags, occupancy-based sizing
+#include "cudaemu_device_config.h"  // versions, cache and limit settings, pointer attributes, host functions
 
 // ---------------------------------------------------------------------------------------------------------------
 // The rest of what nvcc's headers give every program: version macros, __align__, vector types, intrinsics, atomics
