@@ -1634,6 +1634,21 @@ TEST_CASE("emucc takes `extern T __shared__ name[]` (the type before __shared__)
     CHECK(json_number(r.stats[0], "shared_load_bytes") == 64 * 4);
 }
 
+TEST_CASE("a buffer registered on the launching thread's stack: the kernel's arguments beside it are no overrun") {
+    alignas(64) float on_stack[1024];  // the launch's arguments live a little further down this stack
+    for (int i = 0; i < 1024; ++i) on_stack[i] = static_cast<float>(i);
+    float* d_out = nullptr;
+    REQUIRE(cudaMalloc(&d_out, sizeof on_stack) == cudaSuccess);
+    REQUIRE(cudaHostRegister(on_stack, sizeof on_stack, cudaHostRegisterMapped) == cudaSuccess);
+    CHECK(copy_floats(on_stack, d_out, 1024) == cudaSuccess);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+    float back[1024];
+    CHECK(cudaMemcpy(back, d_out, sizeof back, cudaMemcpyDeviceToHost) == cudaSuccess);
+    CHECK(back[1023] == 1023.0f);
+    CHECK(cudaHostUnregister(on_stack) == cudaSuccess);
+    CHECK(cudaFree(d_out) == cudaSuccess);
+}
+
 // ===============================================================================================================
 // Configuration and query calls: versions, cache and limit settings, pointer attributes, host functions on streams
 // ===============================================================================================================
