@@ -163,6 +163,7 @@ cudaError_t cudaDeviceReset(void) {
   for (auto& al : g_allocations)  // __device__ and __constant__ variables stay, as the program's module does
     if (al->live && al->kind != Allocation::Kind::kDeviceVariable && al->kind != Allocation::Kind::kConstant)
       release(*al);
+  while (!g_registered.empty()) unregister_host_range(*g_registered.back());  // the context's registrations too
   g_last_error = g_sticky_error = g_pending_error = cudaSuccess;
   return cudaSuccess;
 }
@@ -202,6 +203,8 @@ const char* cudaGetErrorName(cudaError_t error) {
     CUDAEMU_NAME(cudaErrorLaunchTimeout)
     CUDAEMU_NAME(cudaErrorIllegalInstruction)
     CUDAEMU_NAME(cudaErrorMisalignedAddress)
+    CUDAEMU_NAME(cudaErrorHostMemoryAlreadyRegistered)
+    CUDAEMU_NAME(cudaErrorHostMemoryNotRegistered)
     CUDAEMU_NAME(cudaErrorLaunchFailure)
     CUDAEMU_NAME(cudaErrorUnknown)
 #undef CUDAEMU_NAME
@@ -230,6 +233,8 @@ const char* cudaGetErrorString(cudaError_t error) {
     case cudaErrorLaunchTimeout: return "the launch timed out and was terminated";
     case cudaErrorIllegalInstruction: return "an illegal instruction was encountered";
     case cudaErrorMisalignedAddress: return "misaligned address";
+    case cudaErrorHostMemoryAlreadyRegistered: return "part or all of the requested memory range is already mapped";
+    case cudaErrorHostMemoryNotRegistered: return "pointer does not correspond to a registered memory region";
     case cudaErrorLaunchFailure: return "unspecified launch failure";
     case cudaErrorUnknown: return "unknown error";
   }

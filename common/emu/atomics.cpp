@@ -26,6 +26,8 @@ void count_atomic(uintptr_t a, size_t size, uintptr_t pc) {
       else
         w->shadow_words[word].write_epoch = w->block_first_epoch;
     }
+  } else if (w && w->current && !g_registered.empty()) {  // w: the worker found above
+    if (registered_access(*w, a, size, false, pc)) registered_access(*w, a, size, true, pc);
   }
 }
 

@@ -6,6 +6,8 @@
 //     checked against the live allocations;
 //   - inside the program's TLS block while a kernel runs (__shared__ is `static thread_local`): shared memory —
 //     counted, and tracked per byte for races and uninitialised reads;
+//   - host memory registered with cudaHostRegister (g_registered, searched only for what is neither of those):
+//     counted and bounds-checked as global memory;
 //   - anything else (a thread's own stack, host memory): not counted.
 // Every access is also checked for alignment. This is the hot path: keep it in one file, so that it inlines.
 #include "checks.h"
@@ -51,7 +53,9 @@ std::string describe_oob(uintptr_t a, size_t size) {
   int64_t offset = static_cast<int64_t>(a) - static_cast<int64_t>(best->base);
   int64_t element = offset >= 0 ? offset / int64_t(size) : -((-offset + int64_t(size) - 1) / int64_t(size));
   std::string where = "'" + best->name + "'";
-  std::string made = best->file.empty() ? "" : ", allocated at " + best->file + ":" + std::to_string(best->line);
+  std::string made = best->file.empty() ? ""
+                     : (best->kind == Allocation::Kind::kRegistered ? ", registered at " : ", allocated at ") +
+                           best->file + ":" + std::to_string(best->line);
   std::string what = "element " + std::to_string(element) + " of " + where + " (" +
                      std::to_string(best->bytes / size) + " elements of " + std::to_string(size) + " bytes" + made +
                      ")";
@@ -73,7 +77,8 @@ std::set<uintptr_t> g_host_access_reported;
 
 void host_access(uintptr_t a, size_t size, bool store, uintptr_t pc) {
   Allocation* al = live_allocation_containing(reinterpret_cast<void*>(a), size);
-  if (al && al->kind == Allocation::Kind::kManaged) return;  // host code may use managed memory
+  if (al && (al->kind == Allocation::Kind::kManaged || al->kind == Allocation::Kind::kHostAlloc))
+    return;  // host code may use managed and page-locked host memory
   {
     std::lock_guard<std::mutex> lock(g_host_access_mutex);
     if (!g_host_access_reported.insert(pc).second) return;
@@ -98,16 +103,10 @@ uint32_t* counter_array(size_t words) {
 
 }  // namespace
 
-__attribute__((noinline)) void global_access(uintptr_t a, size_t size, bool store, uintptr_t pc) {
-  Worker* w = tls_worker;
-  Fiber* f = w ? w->current : nullptr;
-  if (!f) {
-    host_access(a, size, store, pc);
-    return;
-  }
-  if (g_abort_kernel.load(std::memory_order_relaxed)) abort_for_timeout(*w);
-  Allocation* al = allocation_at(a);
-  if (!al || !al->live || a < al->base || a + size > al->base + al->bytes) out_of_bounds(*w, a, size, store, pc);
+namespace {
+// Counts a kernel's access to [a, a + size), which lies inside `al`.
+__attribute__((always_inline)) inline void count_global(Worker* w, Fiber* f, Allocation* al, uintptr_t a, size_t size,
+                                                        bool store) {
   size_t first = (a - al->base) >> 2, last = (a + size - 1 - al->base) >> 2;
   if (store) {
     w->global_store += size;
@@ -129,6 +128,36 @@ __attribute__((noinline)) void global_access(uintptr_t a, size_t size, bool stor
     if (__builtin_expect(!reads, 0)) reads = counter_array(al->words);
     for (size_t i = first; i <= last; ++i) reads[i]++;
   }
+}
+}  // namespace
+
+__attribute__((noinline)) void global_access(uintptr_t a, size_t size, bool store, uintptr_t pc) {
+  Worker* w = tls_worker;
+  Fiber* f = w ? w->current : nullptr;
+  if (!f) {
+    host_access(a, size, store, pc);
+    return;
+  }
+  if (g_abort_kernel.load(std::memory_order_relaxed)) abort_for_timeout(*w);
+  Allocation* al = allocation_at(a);
+  if (!al || !al->live || a < al->base || a + size > al->base + al->bytes) out_of_bounds(*w, a, size, store, pc);
+  count_global(w, f, al, a, size, store);
+}
+
+bool registered_access(Worker& w, uintptr_t a, size_t size, bool store, uintptr_t pc) {
+  if (a - reinterpret_cast<uintptr_t>(w.stacks) < w.stack_stride * w.fibers.size()) return false;  // a stack
+  Allocation* near = nullptr;
+  Allocation* al = registered_range(a, size, &near);
+  if (al) {
+    if (g_abort_kernel.load(std::memory_order_relaxed)) abort_for_timeout(w);
+    count_global(&w, w.current, al, a, size, store);
+    return true;
+  }
+  // The kernel's arguments are read from the launching thread's stack, next to the launch's closure: not an
+  // overrun, even when the program registered a buffer on that stack.
+  const uintptr_t args = reinterpret_cast<uintptr_t>(w.launch->closure);
+  if (near && a + 65536 - args >= 2 * 65536) out_of_bounds(w, a, size, store, pc);
+  return false;
 }
 
 namespace {
@@ -301,6 +330,8 @@ __attribute__((noinline, cold)) void misaligned(uintptr_t a, size_t align, bool 
     where = al ? "'" + al->name + "' (byte " + std::to_string(a - al->base) + ")" : "global memory";
   } else if (a - w->shared_lo < w->shared_size) {
     where = "shared " + shared_variable_at(a - w->shared_lo);
+  } else if (Allocation* near = nullptr, *al = registered_range(a, 1, &near); al) {
+    where = "'" + al->name + "' (byte " + std::to_string(a - al->base) + ")";
   } else {
     return;  // the thread's own stack
   }
@@ -323,7 +354,12 @@ __attribute__((always_inline)) inline void on_access(uintptr_t a, size_t size, b
     return;
   }
   Worker* w = tls_worker;
-  if (w && w->current && a - w->shared_lo < w->shared_size) shared_access(*w, a, size, store, pc);
+  if (w && w->current) {
+    if (a - w->shared_lo < w->shared_size)
+      shared_access(*w, a, size, store, pc);
+    else if (__builtin_expect(!g_registered.empty(), 0))
+      registered_access(*w, a, size, store, pc);
+  }
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 // device.cpp — device-side functions that kernel code calls: the built-in variables (threadIdx, ...),
-// __syncthreads, the fences, and atomics (counted as a load and a store, never a race).
+// __syncthreads, the fences, clock(), and atomics (counted as a load and a store, never a race).
+#include <time.h>
+
 #include <atomic>
 #include <cstdint>
 
@@ -30,6 +32,19 @@ void __syncthreads(void) {
 }
 void __threadfence(void) { std::atomic_thread_fence(std::memory_order_seq_cst); }
 void __threadfence_block(void) { std::atomic_thread_fence(std::memory_order_seq_cst); }
+
+// CUDA's clock() in device code and the C library's clock() in host code share a name, and a kernel calls the one
+// <time.h> declares, so the emulator defines that one (the executable's definition comes before the C library's).
+// In a kernel it reads the SM's 32-bit cycle counter, as a GPU's does: here the low 32 bits of clock64(), which
+// counts at the device's clockRate (1 GHz, one tick per nanosecond), sign-extended as a GPU's clock() is. Elsewhere
+// it is the C library's: the process's processor time in units of CLOCKS_PER_SEC.
+clock_t clock(void) noexcept {
+  if (Worker* w = tls_worker; w && w->current)
+    return static_cast<clock_t>(static_cast<int32_t>(static_cast<uint32_t>(clock64())));
+  timespec t;
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) != 0) return static_cast<clock_t>(-1);
+  return static_cast<clock_t>(t.tv_sec) * CLOCKS_PER_SEC + t.tv_nsec / (1000000000 / CLOCKS_PER_SEC);
+}
 }
 
 // An atomic read-modify-write counts as a load and a store of its width. It is not a race with other atomics.
@@ -47,6 +62,8 @@ static T atomic_rmw(T* address, T value, uintptr_t pc, Op op) {
       for (size_t i = 0; i < 4; ++i) w->shadow_bytes[word * 4 + i].write_epoch = w->block_first_epoch;
     else
       w->shadow_words[word].write_epoch = w->block_first_epoch;
+  } else if (w && w->current && !g_registered.empty()) {  // w: the worker found above
+    if (registered_access(*w, a, sizeof(T), false, pc)) registered_access(*w, a, sizeof(T), true, pc);
   }
   return op(address, value);
 }

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 
@@ -100,15 +101,9 @@ void reset_element_counts(const void* device_ptr) {
   memset(al->writer, 0, al->words * 4);
 }
 
-Allocation* allocate(size_t bytes, const char* name, const char* file, int line) {
-  if (!reserve_arena()) return nullptr;
-  size_t slots = (bytes + kSlotBytes - 1) >> kSlotShift;
-  size_t gap = slots + 1;  // a gap as large as the allocation catches strides that overshoot by a whole matrix
-  if (g_arena_next + ((slots + gap) << kSlotShift) > g_arena_base + g_arena_size) return nullptr;
-  uintptr_t base = g_arena_next;
-  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  if (mprotect(reinterpret_cast<void*>(base), (bytes + page - 1) / page * page, PROT_READ | PROT_WRITE) != 0)
-    return nullptr;
+namespace {
+// The bookkeeping of an allocation at `base` (counters, name); g_api_mutex held.
+Allocation* add_allocation(uintptr_t base, size_t bytes, const char* name, const char* file, int line) {
   auto al = std::make_unique<Allocation>();
   al->id = static_cast<int>(g_allocations.size());
   al->base = base;
@@ -121,11 +116,69 @@ Allocation* allocate(size_t bytes, const char* name, const char* file, int line)
   al->writes.assign(config().workers, nullptr);
   al->writer = static_cast<uint32_t*>(calloc(al->words, 4));
   if (!al->writer) return nullptr;
+  g_allocations.push_back(std::move(al));
+  return g_allocations.back().get();
+}
+}  // namespace
+
+Allocation* allocate(size_t bytes, const char* name, const char* file, int line) {
+  if (!reserve_arena()) return nullptr;
+  size_t slots = (bytes + kSlotBytes - 1) >> kSlotShift;
+  size_t gap = slots + 1;  // a gap as large as the allocation catches strides that overshoot by a whole matrix
+  if (g_arena_next + ((slots + gap) << kSlotShift) > g_arena_base + g_arena_size) return nullptr;
+  uintptr_t base = g_arena_next;
+  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  if (mprotect(reinterpret_cast<void*>(base), (bytes + page - 1) / page * page, PROT_READ | PROT_WRITE) != 0)
+    return nullptr;
+  Allocation* al = add_allocation(base, bytes, name, file, line);
+  if (!al) return nullptr;
   size_t first_slot = (base - g_arena_base) >> kSlotShift;
   for (size_t s = 0; s < slots + gap; ++s) g_slot_owner[first_slot + s] = al->id;
   g_arena_next = base + ((slots + gap) << kSlotShift);
-  g_allocations.push_back(std::move(al));
-  return g_allocations.back().get();
+  return al;
+}
+
+bool host_accessible(const void* p) {
+  if (!in_arena(p)) return true;
+  const Allocation* al = allocation_at(reinterpret_cast<uintptr_t>(p));
+  return al && (al->kind == Allocation::Kind::kManaged || al->kind == Allocation::Kind::kHostAlloc);
+}
+
+std::vector<Allocation*> g_registered;
+
+Allocation* register_host_range(uintptr_t base, size_t bytes, const char* name, const char* file, int line) {
+  for (const Allocation* r : g_registered)
+    if (base < r->base + r->bytes && r->base < base + bytes) return nullptr;
+  Allocation* al = add_allocation(base, bytes, name, file, line);
+  if (!al) return nullptr;
+  al->kind = Allocation::Kind::kRegistered;
+  g_registered.insert(std::upper_bound(g_registered.begin(), g_registered.end(), al,
+                                       [](const Allocation* x, const Allocation* y) { return x->base < y->base; }),
+                      al);
+  return al;
+}
+
+void unregister_host_range(Allocation& al) {
+  al.live = false;
+  g_registered.erase(std::remove(g_registered.begin(), g_registered.end(), &al), g_registered.end());
+}
+
+Allocation* registered_range(uintptr_t a, size_t size, Allocation** near) {
+  *near = nullptr;
+  uint64_t best = UINT64_MAX;
+  for (Allocation* r : g_registered) {
+    if (a >= r->base && a + size <= r->base + r->bytes) return r;
+    const uint64_t guard = std::min<uint64_t>(r->bytes, 64 * 1024);
+    const uint64_t d = a < r->base ? r->base - a : a + size - (r->base + r->bytes);
+    if (a + size > r->base && a < r->base + r->bytes) {
+      *near = r;  // straddles one end of it
+      best = 0;
+    } else if (d <= guard && d < best) {
+      *near = r;
+      best = d;
+    }
+  }
+  return nullptr;
 }
 
 void name_allocation(const void* device_ptr, const char* name) {
@@ -157,7 +210,8 @@ cudaError_t cudaFree(void* ptr) {
   if (!ptr) return cudaSuccess;
   Allocation* al = live_allocation_containing(ptr, 1);
   if (!al || al->base != reinterpret_cast<uintptr_t>(ptr)) return record(cudaErrorInvalidValue);
-  if (al->kind == Allocation::Kind::kDeviceVariable || al->kind == Allocation::Kind::kConstant)
+  if (al->kind == Allocation::Kind::kDeviceVariable || al->kind == Allocation::Kind::kConstant ||
+      al->kind == Allocation::Kind::kHostAlloc)  // cudaFreeHost's
     return record(cudaErrorInvalidValue);
   release(*al);
   return cudaSuccess;
@@ -168,7 +222,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind 
   if (cudaError_t e = sync_status(); e != cudaSuccess) return record(e);
   if (bytes == 0) return cudaSuccess;
   if (!dst || !src) return record(cudaErrorInvalidValue);
-  bool dst_dev = in_arena(dst), src_dev = in_arena(src);
+  const bool dst_dev = !host_accessible(dst), src_dev = !host_accessible(src);
   switch (kind) {
     case cudaMemcpyHostToHost: if (dst_dev || src_dev) return record(cudaErrorInvalidValue); break;
     case cudaMemcpyHostToDevice: if (!dst_dev || src_dev) return record(cudaErrorInvalidValue); break;
@@ -177,8 +231,9 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind 
     case cudaMemcpyDefault: break;
     default: return record(cudaErrorInvalidMemcpyDirection);
   }
-  if (dst_dev && !live_allocation_containing(dst, bytes)) return record(cudaErrorInvalidValue);
-  if (src_dev && !live_allocation_containing(src, bytes)) return record(cudaErrorInvalidValue);
+  // anything in the arena (device memory, or page-locked host memory) must lie inside one live allocation
+  if (in_arena(dst) && !live_allocation_containing(dst, bytes)) return record(cudaErrorInvalidValue);
+  if (in_arena(src) && !live_allocation_containing(src, bytes)) return record(cudaErrorInvalidValue);
   memmove(dst, src, bytes);
   return cudaSuccess;
 }

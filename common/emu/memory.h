@@ -22,8 +22,11 @@ struct Allocation {
   bool live = true;
   std::string name, file;
   int line = 0;
-  // cudaMalloc; a __device__ or __constant__ variable (never freed); cudaMallocManaged (host code may use it too)
-  enum class Kind : uint8_t { kMalloc, kDeviceVariable, kConstant, kManaged } kind = Kind::kMalloc;
+  // cudaMalloc; a __device__ or __constant__ variable (never freed); cudaMallocManaged (host code may use it too);
+  // page-locked host memory: cudaHostAlloc/cudaMallocHost (in the arena), cudaHostRegister (the program's own
+  // memory, outside the arena: see g_registered). Kernels may use all of them.
+  enum class Kind : uint8_t { kMalloc, kDeviceVariable, kConstant, kManaged, kHostAlloc, kRegistered } kind = Kind::kMalloc;
+  unsigned host_flags = 0;              // kHostAlloc, kRegistered: the flags it was made with
   uint64_t global_mask = ~uint64_t(0);  // ANDed with a load's size: the bytes it counts as global (0: constant)
   // Per 4-byte word. Each worker counts in its own arrays (allocated when it first touches the allocation), so
   // that workers never contend for a cache line; element_counts() adds them up.
@@ -53,5 +56,19 @@ Allocation* allocate(size_t bytes, const char* name, const char* file, int line)
 // Gives the pages back and makes any later access fault; the addresses stay reserved, never reused.
 void release(Allocation& al);
 inline bool in_arena(const void* p) { return reinterpret_cast<uintptr_t>(p) - g_arena_base < g_arena_size; }
+// True for memory that host code may use directly (managed and page-locked host memory), and for any address
+// outside the arena.
+bool host_accessible(const void* p);
+
+// Host memory registered with cudaHostRegister: live registrations, sorted by address. Changed by the runtime API
+// (g_api_mutex held) only while no kernel runs; read by the checks while one does.
+extern std::vector<Allocation*> g_registered;
+// A new registration of [base, base + bytes) (an Allocation outside the arena, counted like global memory); null
+// when it overlaps a live one. g_api_mutex held.
+Allocation* register_host_range(uintptr_t base, size_t bytes, const char* name, const char* file, int line);
+void unregister_host_range(Allocation& al);
+// The live registration holding [a, a + size), or null; `*near`: else the registration whose guard zone (up to
+// 64 KiB either side of it, not inside another registration) holds a, or null.
+Allocation* registered_range(uintptr_t a, size_t size, Allocation** near);
 
 }  // namespace cudaemu

@@ -1,8 +1,8 @@
 // properties.cpp — the cudaDeviceProp fields CUDA 12 and 13 document, beyond those api.cpp sets. Two rules pick a
-// value: a field that promises an API or a behaviour says what the emulator does (no mapped or managed memory,
-// no copy engines, no cooperative or cluster launches: 0), so that a program that checks before it uses a feature
-// takes the path that works here; a field that only describes hardware a program cannot observe (alignments,
-// caches) has an H100's value. docs/emulator.md lists them.
+// value: a field that promises an API or a behaviour says what the emulator does (mapped and registered host
+// memory: yes; no cooperative or cluster launches, no memory pools: 0), so that a program that checks before it
+// uses a feature takes the path that works here; a field that only describes hardware a program cannot observe
+// (alignments, caches, copy engines) has an H100's value. docs/emulator.md lists them.
 #include "properties.h"
 
 #include "include/cuda_runtime.h"
@@ -19,15 +19,24 @@ void set_documented_properties(cudaDeviceProp* prop) {
   prop->globalL1CacheSupported = 1;
   prop->localL1CacheSupported = 1;
   prop->singleToDoublePrecisionPerfRatio = 2;
+  prop->reservedSharedMemPerBlock = 1024;
+  // Copies may overlap kernels on a GPU. Here every call finishes its work before it returns, which is one of the
+  // orders a GPU may run streams in; the streamed path a program takes after checking these works, unoverlapped.
+  prop->deviceOverlap = 1;
+  prop->asyncEngineCount = 2;  // at least 2 on an H100 (samples print "two copies can overlap"); only >1 is observable
   // what the emulator does
   prop->kernelExecTimeoutEnabled = 1;  // the watchdog stops a kernel after CUDAEMU_TIMEOUT
   prop->integrated = 0;                // device memory is its own arena: copies are needed, as on a discrete GPU
   prop->computeMode = 0;               // cudaComputeModeDefault
   prop->unifiedAddressing = 1;         // one address space: cudaMemcpyDefault tells host from device pointers
+  prop->canMapHostMemory = 1;          // page-locked memory is mapped, its device pointer its host pointer
+  prop->hostRegisterSupported = 1;     // cudaHostRegister
+  prop->canUseHostPointerForRegisteredMem = 1;
   // api.cpp sets the limits and features that dynamic shared memory, managed memory and streams bring
   // (sharedMemPerBlockOptin, maxBlocksPerMultiProcessor, managedMemory, concurrentKernels).
-  // Features the emulator does not have are 0 (value-initialised): deviceOverlap and asyncEngineCount (copies
-  // happen at the call), canMapHostMemory, cooperativeLaunch, clusterLaunch, memory pools, host registration, IPC, ECC, PCI location, persisting L2
+  // Features the emulator does not have are 0 (value-initialised): cooperativeLaunch, clusterLaunch, memory pools,
+  // pageable memory access (a kernel may not use malloc'd memory that is not registered), IPC, ECC, PCI location,
+  // persisting L2
 }
 
 }  // namespace cudaemu

@@ -11,6 +11,7 @@
 
 struct CUstream_st {
   unsigned int flags = 0;
+  int priority = 0;  // kept for cudaStreamGetPriority; the order of work is issue order whatever it is
 };
 
 struct CUevent_st {
@@ -45,6 +46,59 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) 
 }
 
 cudaError_t cudaStreamCreate(cudaStream_t* stream) { return cudaStreamCreateWithFlags(stream, cudaStreamDefault); }
+
+// streamPrioritiesSupported is 0: the range is [0, 0], and a priority outside it is clamped into it, as CUDA does.
+cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest) {
+  if (least) *least = 0;
+  if (greatest) *greatest = 0;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned int flags, int) {
+  return cudaStreamCreateWithFlags(stream, flags);  // priority 0, the only one
+}
+
+cudaError_t cudaStreamGetPriority(cudaStream_t stream, int* priority) {
+  std::lock_guard<std::mutex> api(g_api_mutex);
+  if (!priority) return record(cudaErrorInvalidValue);
+  if (!valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+  *priority = g_streams.count(stream) ? stream->priority : 0;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int* flags) {
+  std::lock_guard<std::mutex> api(g_api_mutex);
+  if (!flags) return record(cudaErrorInvalidValue);
+  if (!valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+  *flags = g_streams.count(stream) ? stream->flags : cudaStreamDefault;
+  return cudaSuccess;
+}
+
+// A host function enqueued on a stream runs once the stream's earlier work is done: here, at the call. As in
+// CUDA, cudaLaunchHostFunc does not run it after an error in the context; a callback runs and gets the error.
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* user_data) {
+  {
+    std::lock_guard<std::mutex> api(g_api_mutex);
+    if (!fn) return record(cudaErrorInvalidValue);
+    if (!valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+    if (cudaError_t e = sync_status(); e != cudaSuccess) return record(e);
+  }
+  fn(user_data);  // outside the lock: it may not call CUDA, but a bad one must not deadlock the emulator
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void* user_data,
+                                  unsigned int flags) {
+  cudaError_t status;
+  {
+    std::lock_guard<std::mutex> api(g_api_mutex);
+    if (!callback || flags != 0) return record(cudaErrorInvalidValue);
+    if (!valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+    status = sync_status();
+  }
+  callback(stream, status, user_data);
+  return cudaSuccess;
+}
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   std::lock_guard<std::mutex> api(g_api_mutex);

@@ -939,6 +939,7 @@ const ErrorProgram kErrorPrograms[] = {
     {"error_warp_stuck_collective", "warp", cudaErrorLaunchFailure},
     {"error_dynamic_shared_oob", "out-of-bounds", cudaErrorIllegalAddress},
     {"error_dynamic_shared_uninitialized", "uninitialized", cudaSuccess},
+    {"error_registered_host_oob", "out-of-bounds", cudaErrorIllegalAddress},
 };
 
 TEST_CASE("error programs: the right error names after the launch, and the diagnostic on stderr and in the stats") {
@@ -1490,8 +1491,6 @@ TEST_CASE("what the emulator still lacks is refused at compile time by name") {
     };
     const Unsupported cases[] = {
         {"cooperative_launch", "cudaLaunchCooperativeKernel((void*)k, 1, 1, nullptr)"},
-        {"host_register", "cudaHostRegister(nullptr, 0, 0)"},
-        {"mapped_pointer", "cudaHostGetDevicePointer(nullptr, nullptr, 0)"},
     };
     for (const Unsupported& c : cases) {
         const std::string name = c.name;
@@ -1502,4 +1501,230 @@ TEST_CASE("what the emulator still lacks is refused at compile time by name") {
         CHECK(contains(r.err, std::string(c.call).substr(0, std::string(c.call).find('(')) +
                                   " is not supported by the CPU emulator"));
     }
+}
+
+// ===============================================================================================================
+// Host memory: page-locked, mapped and registered; the device's flags; occupancy-based sizing
+// ===============================================================================================================
+TEST_CASE("programs/mapped_host_memory.cu: kernels use mapped and registered host memory, counted per allocation") {
+    const Run r = run({program("mapped_host_memory")});
+    INFO("stdout:\n", r.out, "stderr:\n", r.err);
+    REQUIRE(r.exit_code == 0);
+    const std::map<std::string, std::string> out = parse_output(r.out);
+    const std::pair<const char*, const char*> want[] = {
+        {"can_map_host_memory", "1"},
+        {"attribute_gpu_overlap_value", "1"},
+        {"device_flags_schedule_blocking_sync", "1"},
+        {"mapped_sum", "pass"},
+        {"register_host_alloc", "cudaErrorHostMemoryAlreadyRegistered"},
+        {"register_again", "cudaErrorHostMemoryAlreadyRegistered"},
+        {"registered_squares", "pass"},
+        {"odd_count_matches", "1"},
+        {"unregister_again", "cudaErrorHostMemoryNotRegistered"},
+        {"unregister_never_registered", "cudaErrorHostMemoryNotRegistered"},
+        {"last_error_cleared", "cudaSuccess"},
+    };
+    for (const auto& key_value : want) {
+        const std::string key = key_value.first;
+        CAPTURE(key);
+        CHECK(out.count(key) == 1);
+        if (out.count(key)) CHECK(out.at(key) == key_value.second);
+    }
+    // Accesses to mapped memory count as global traffic, named after the host variables; an atomic is a load and
+    // a store.
+    REQUIRE(r.stats.size() == 3);
+    CHECK(json_number(r.stats[0], "global_load_bytes") == 2 * 3000 * 4);
+    CHECK(contains(r.stats[0], "{\"name\": \"c\", \"bytes\": 12000, \"load_bytes\": 0, \"store_bytes\": 12000}"));
+    CHECK(contains(r.stats[1], "{\"name\": \"x\", \"bytes\": 20480, \"load_bytes\": 40000, \"store_bytes\": 20000}"));
+    CHECK(contains(r.stats[2], "{\"name\": \"odd\", \"bytes\": 4, \"load_bytes\": 10000, \"store_bytes\": 10000}"));
+}
+
+TEST_CASE("programs/error_registered_host_oob.cu: the report names the registered variable and where it was registered") {
+    const Run r = run({program("error_registered_host_oob")});
+    INFO("stderr:\n", r.err);
+    CHECK(contains(r.err, "element 1000 of 'x' (1000 elements of 4 bytes, registered at "));
+    CHECK(contains(r.err, "4 bytes past its end"));
+}
+
+TEST_CASE("host memory calls check their arguments as a GPU does") {
+    CHECK(cudaSetDeviceFlags(0x100) == cudaErrorInvalidValue);  // outside cudaDeviceMask
+    CHECK(cudaSetDeviceFlags(cudaDeviceScheduleSpin | cudaDeviceScheduleYield) == cudaErrorInvalidValue);
+    CHECK(cudaGetDeviceFlags(nullptr) == cudaErrorInvalidValue);
+    CHECK(cudaSetDeviceFlags(cudaDeviceScheduleYield) == cudaSuccess);
+    unsigned int flags = 0;
+    CHECK(cudaGetDeviceFlags(&flags) == cudaSuccess);
+    CHECK((flags & cudaDeviceScheduleMask) == cudaDeviceScheduleYield);
+    CHECK(cudaSetDeviceFlags(cudaDeviceScheduleAuto) == cudaSuccess);
+
+    std::vector<float> plain(1024, 1.0f);
+    void* device_ptr = nullptr;
+    CHECK(cudaHostGetDevicePointer(&device_ptr, plain.data(), 0) == cudaErrorInvalidValue);  // not page-locked
+    CHECK(cudaHostRegister(plain.data(), 0, cudaHostRegisterDefault) == cudaErrorInvalidValue);
+    CHECK(cudaHostRegister(plain.data(), 4096, cudaHostRegisterReadOnly) == cudaErrorInvalidValue);  // unsupported
+    CHECK(cudaHostRegister(plain.data(), 4096, cudaHostRegisterIoMemory) == cudaErrorInvalidValue);
+    REQUIRE(cudaHostRegister(plain.data(), 4096, cudaHostRegisterPortable) == cudaSuccess);
+    CHECK(cudaHostRegister(plain.data() + 512, 64, cudaHostRegisterDefault) == cudaErrorHostMemoryAlreadyRegistered);
+    CHECK(cudaHostGetDevicePointer(&device_ptr, plain.data() + 100, 0) == cudaSuccess);  // inside the range
+    CHECK(device_ptr == plain.data() + 100);
+    CHECK(cudaHostGetDevicePointer(&device_ptr, plain.data(), 1) == cudaErrorInvalidValue);  // flags must be 0
+    CHECK(cudaHostUnregister(plain.data() + 1) == cudaErrorHostMemoryNotRegistered);  // not its start
+    CHECK(cudaHostUnregister(plain.data()) == cudaSuccess);
+
+    // page-locked memory is host memory to cudaMemcpy, cudaFree and cudaFreeHost
+    float* pinned = nullptr;
+    float* device = nullptr;
+    REQUIRE(cudaMallocHost(&pinned, 1024 * sizeof(float)) == cudaSuccess);
+    REQUIRE(cudaMalloc(&device, 1024 * sizeof(float)) == cudaSuccess);
+    for (int i = 0; i < 1024; ++i) pinned[i] = static_cast<float>(i);
+    CHECK(cudaMemcpy(device, pinned, 1024 * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    CHECK(cudaMemcpy(pinned, device, 1024 * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess);
+    CHECK(cudaMemcpy(pinned, device, 1024 * sizeof(float), cudaMemcpyDeviceToDevice) == cudaErrorInvalidValue);
+    CHECK(cudaMemcpy(pinned, device, 2048 * sizeof(float), cudaMemcpyDeviceToHost) == cudaErrorInvalidValue);
+    CHECK(cudaFree(pinned) == cudaErrorInvalidValue);
+    CHECK(cudaFreeHost(device) == cudaErrorInvalidValue);
+    CHECK(cudaFreeHost(pinned + 1) == cudaErrorInvalidValue);
+    CHECK(cudaFreeHost(pinned) == cudaSuccess);
+    CHECK(cudaFree(device) == cudaSuccess);
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+    CHECK(cudaGetLastError() == cudaSuccess);
+}
+
+TEST_CASE("a kernel reads registered host memory like global memory, and an access just before it is out of bounds") {
+    constexpr int n = 1000;
+    std::vector<float> host(2 * n + 2048, 0.0f);  // the registered range starts 1024 floats in
+    float* in = host.data() + 1024;
+    for (int i = 0; i < n; ++i) in[i] = static_cast<float>(3 * i);
+    float* d_out = nullptr;
+    REQUIRE(cudaMalloc(&d_out, n * sizeof(float)) == cudaSuccess);
+    REQUIRE(cudaHostRegister(in, n * sizeof(float), cudaHostRegisterMapped) == cudaSuccess);
+    REQUIRE(copy_floats(in, d_out, n) == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    std::vector<float> got(n);
+    REQUIRE(cudaMemcpy(got.data(), d_out, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess);
+    int wrong = 0;
+    for (int i = 0; i < n; ++i) wrong += got[i] != static_cast<float>(3 * i);
+    CHECK(wrong == 0);
+    // the same copy started one element early reads in[-1], outside the registration
+    CHECK(copy_floats(in - 1, d_out, n) == cudaSuccess);
+    CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
+    CHECK(cudaHostUnregister(in) == cudaErrorIllegalAddress);  // sticky, until the reset
+    CHECK(cudaDeviceReset() == cudaSuccess);  // which also ends the registration
+    CHECK(cudaHostUnregister(in) == cudaErrorHostMemoryNotRegistered);
+    CHECK(cudaGetLastError() == cudaErrorHostMemoryNotRegistered);
+}
+
+TEST_CASE("programs/device_clock.cu: a kernel's clock() counts at clockRate, in step with clock64()") {
+    const Run r = run({program("device_clock")});
+    INFO("stdout:\n", r.out, "stderr:\n", r.err);
+    REQUIRE(r.exit_code == 0);
+    const std::map<std::string, std::string> out = parse_output(r.out);
+    CHECK(out.at("threads_waited_a_millisecond") == "32");
+    CHECK(out.at("clock64_advanced_at_least_as_far") == "32");
+}
+
+TEST_CASE("emucc takes `extern T __shared__ name[]` (the type before __shared__) as dynamic shared memory") {
+    const Run build = emucc_build("extern_type_first",
+                                  "#include <cstdio>\n"
+                                  "__global__ void k(int* out) {\n"
+                                  "    extern float __shared__ buffer[];\n"
+                                  "    buffer[threadIdx.x] = threadIdx.x;\n"
+                                  "    __syncthreads();\n"
+                                  "    out[threadIdx.x] = buffer[blockDim.x - 1 - threadIdx.x];\n"
+                                  "}\n"
+                                  "int main() {\n"
+                                  "    int* d = nullptr;\n"
+                                  "    cudaMalloc(&d, 64 * sizeof(int));\n"
+                                  "    k<<<1, 64, 64 * sizeof(float)>>>(d);\n"
+                                  "    int h[64];\n"
+                                  "    cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);\n"
+                                  "    std::printf(\"%d %d %s\\n\", h[0], h[63], cudaGetErrorName(cudaGetLastError()));\n"
+                                  "    return 0;\n"
+                                  "}\n");
+    INFO("emucc stderr:\n", build.err);
+    REQUIRE(build.exit_code == 0);
+    const Run r = run({(scratch_dir() / "extern_type_first").string()});
+    INFO("stderr:\n", r.err);
+    CHECK(r.out == "63 0 cudaSuccess\n");
+    CHECK(r.err == "");  // shared memory to the checks: written before it is read, no race
+    REQUIRE(r.stats.size() == 1);
+    CHECK(json_number(r.stats[0], "shared_store_bytes") == 64 * 4);
+    CHECK(json_number(r.stats[0], "shared_load_bytes") == 64 * 4);
+}
+
+TEST_CASE("a buffer registered on the launching thread's stack: the kernel's arguments beside it are no overrun") {
+    alignas(64) float on_stack[1024];  // the launch's arguments live a little further down this stack
+    for (int i = 0; i < 1024; ++i) on_stack[i] = static_cast<float>(i);
+    float* d_out = nullptr;
+    REQUIRE(cudaMalloc(&d_out, sizeof on_stack) == cudaSuccess);
+    REQUIRE(cudaHostRegister(on_stack, sizeof on_stack, cudaHostRegisterMapped) == cudaSuccess);
+    CHECK(copy_floats(on_stack, d_out, 1024) == cudaSuccess);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+    float back[1024];
+    CHECK(cudaMemcpy(back, d_out, sizeof back, cudaMemcpyDeviceToHost) == cudaSuccess);
+    CHECK(back[1023] == 1023.0f);
+    CHECK(cudaHostUnregister(on_stack) == cudaSuccess);
+    CHECK(cudaFree(d_out) == cudaSuccess);
+}
+
+// ===============================================================================================================
+// Configuration and query calls: versions, cache and limit settings, pointer attributes, host functions on streams
+// ===============================================================================================================
+TEST_CASE("programs/runtime_config.cu: settings read back, memory types, host work after a kernel on its stream") {
+    const Run r = run({program("runtime_config")});
+    INFO("stdout:\n", r.out, "stderr:\n", r.err);
+    REQUIRE(r.exit_code == 0);
+    const std::map<std::string, std::string> out = parse_output(r.out);
+    const std::pair<const char*, const char*> want[] = {
+        {"cache_config_prefer_shared", "1"},
+        {"stack_limit_4096", "1"},
+        {"attributes_device", "cudaSuccess type 2 device_pointer_ok 1 host_pointer_ok 1"},
+        {"attributes_managed", "cudaSuccess type 3 device_pointer_ok 1 host_pointer_ok 1"},
+        {"attributes_pinned", "cudaSuccess type 1 device_pointer_ok 1 host_pointer_ok 1"},
+        {"attributes_registered", "cudaSuccess type 1 device_pointer_ok 1 host_pointer_ok 1"},
+        {"attributes_unregistered_type", "0"},
+        {"stream_flags_non_blocking", "1"},
+        {"host_work_ran", "2"},
+        {"host_function_saw_kernel_output", "1"},
+        {"callback_status", "cudaSuccess"},
+    };
+    for (const auto& key_value : want) {
+        const std::string key = key_value.first;
+        CAPTURE(key);
+        CHECK(out.count(key) == 1);
+        if (out.count(key)) CHECK(out.at(key) == key_value.second);
+    }
+}
+
+namespace {
+void count_call(void* counter) { ++*static_cast<int*>(counter); }
+}  // namespace
+
+TEST_CASE("configuration calls check their arguments as a GPU does") {
+    CHECK(cudaDeviceSetCacheConfig(static_cast<cudaFuncCache>(7)) == cudaErrorInvalidValue);
+    int not_a_kernel = 0;
+    CHECK(cudaFuncSetCacheConfig(&not_a_kernel, cudaFuncCachePreferL1) == cudaErrorInvalidDeviceFunction);
+    CHECK(cudaDeviceSetSharedMemConfig(static_cast<cudaSharedMemConfig>(3)) == cudaErrorInvalidValue);
+    CHECK(cudaDeviceSetLimit(static_cast<cudaLimit>(7), 1) == cudaErrorInvalidValue);
+    CHECK(cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, 48) == cudaErrorInvalidValue);  // not a power of two
+    CHECK(cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, 64) == cudaSuccess);
+    size_t value = 0;
+    CHECK(cudaDeviceGetLimit(&value, cudaLimitMaxL2FetchGranularity) == cudaSuccess);
+    CHECK(value == 64);
+    CHECK(cudaDeviceGetLimit(nullptr, cudaLimitStackSize) == cudaErrorInvalidValue);
+    CHECK(cudaPointerGetAttributes(nullptr, &value) == cudaErrorInvalidValue);
+
+    int calls = 0;
+    cudaStream_t stream;
+    REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+    CHECK(cudaLaunchHostFunc(stream, nullptr, &calls) == cudaErrorInvalidValue);
+    CHECK(cudaLaunchHostFunc(stream, count_call, &calls) == cudaSuccess);
+    CHECK(calls == 1);  // run at the call: the stream's earlier work is done
+    CHECK(cudaStreamAddCallback(stream, [](cudaStream_t, cudaError_t, void*) {}, nullptr, 1) == cudaErrorInvalidValue);
+    REQUIRE(cudaStreamDestroy(stream) == cudaSuccess);
+    CHECK(cudaLaunchHostFunc(stream, count_call, &calls) == cudaErrorInvalidResourceHandle);
+    CHECK(calls == 1);
+    unsigned int flags = 0;
+    CHECK(cudaStreamGetFlags(stream, &flags) == cudaErrorInvalidResourceHandle);
+    CHECK(cudaGetLastError() == cudaErrorInvalidResourceHandle);
+    CHECK(cudaGetLastError() == cudaSuccess);
 }

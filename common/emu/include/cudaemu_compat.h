@@ -272,7 +272,4 @@ auto __launch_site(void (*k)(Params...), const char* name, const char* file, int
     return cudaErrorUnknown;                                                                            \
   }
 CUDAEMU_REFUSED(cudaLaunchCooperativeKernel, "no grid-wide synchronisation (docs/emulator.md)")
-CUDAEMU_REFUSED(cudaHostRegister, "no page-locking of existing host memory (docs/emulator.md)")
-CUDAEMU_REFUSED(cudaHostUnregister, "no page-locking of existing host memory (docs/emulator.md)")
-CUDAEMU_REFUSED(cudaHostGetDevicePointer, "no mapped host memory (docs/emulator.md)")
 #undef CUDAEMU_REFUSED
