@@ -237,16 +237,7 @@ constexpr int warpSize = 32;
 // ---------------------------------------------------------------------------------------------------------------
 // Math: the device functions CUDA adds on top of <math.h>
 // ---------------------------------------------------------------------------------------------------------------
-inline int min(int a, int b) { return a < b ? a : b; }
-inline int max(int a, int b) { return a > b ? a : b; }
-inline unsigned int min(unsigned int a, unsigned int b) { return a < b ? a : b; }
-inline unsigned int max(unsigned int a, unsigned int b) { return a > b ? a : b; }
-inline long long min(long long a, long long b) { return a < b ? a : b; }
-inline long long max(long long a, long long b) { return a > b ? a : b; }
-inline float min(float a, float b) { return fminf(a, b); }
-inline float max(float a, float b) { return fmaxf(a, b); }
-inline double min(double a, double b) { return fmin(a, b); }
-inline double max(double a, double b) { return fmax(a, b); }
+#include "cudaemu_minmax.h"  // min, max, umin, llmax, ... as nvcc's math headers declare them
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 inline float __fdividef(float a, float b) { return a / b; }
 inline float __expf(float x) { return expf(x); }
