@@ -411,6 +411,27 @@ void watchdog() {
 
 }  // namespace
 
+// ---------------------------------------------------------------------------------------------------------------
+// The grid as a cooperative group (include/cooperative_groups.h)
+// ---------------------------------------------------------------------------------------------------------------
+bool grid_is_cooperative() {
+  const Worker* w = tls_worker;
+  return w && w->current && w->launch->cooperative;
+}
+
+void grid_sync(const char* file, int line) {
+  Worker* w = tls_worker;
+  if (!w || !w->current) return;
+  if (!w->launch->cooperative) {
+    block_error(*w, DiagKind::kBarrier, w->current->linear, site_pc(file, line), 0,
+                "grid.sync() at %1 in kernel '" + std::string(w->launch->site.kernel) +
+                    "', which was not launched with cudaLaunchCooperativeKernel — a grid-wide barrier needs every "
+                    "block resident at once, which only a cooperative launch promises (on a GPU it is undefined)");
+    abort_block(*w, cudaErrorLaunchFailure);
+  }
+  block_sync(file, line);
+}
+
 std::vector<Worker*> all_workers() { return Pool::get().all_workers(); }
 
 void run_grid(Launch& L) { Pool::get().run(L); }

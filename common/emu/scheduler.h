@@ -68,6 +68,7 @@ struct Launch {
   size_t dynamic_shared_bytes = 0;  // the launch's third parameter
   std::atomic<uint64_t> stop_after{UINT64_MAX};  // blocks after the first block with a fatal error are not started
   std::chrono::steady_clock::time_point start;
+  bool cooperative = false;  // cudaLaunchCooperativeKernel: grid.sync() is allowed
 };
 
 // Set by the watchdog: the running kernel stops at its next memory access or barrier.
