@@ -24,10 +24,11 @@ void set_documented_properties(cudaDeviceProp* prop) {
   prop->integrated = 0;                // device memory is its own arena: copies are needed, as on a discrete GPU
   prop->computeMode = 0;               // cudaComputeModeDefault
   prop->unifiedAddressing = 1;         // one address space: cudaMemcpyDefault tells host from device pointers
+  prop->cooperativeLaunch = 1;         // cudaLaunchCooperativeKernel and grid.sync() (cooperative.cpp)
   // api.cpp sets the limits and features that dynamic shared memory, managed memory and streams bring
   // (sharedMemPerBlockOptin, maxBlocksPerMultiProcessor, managedMemory, concurrentKernels).
   // Features the emulator does not have are 0 (value-initialised): deviceOverlap and asyncEngineCount (copies
-  // happen at the call), canMapHostMemory, cooperativeLaunch, clusterLaunch, memory pools, host registration, IPC, ECC, PCI location, persisting L2
+  // happen at the call), canMapHostMemory, clusterLaunch, memory pools, host registration, IPC, ECC, PCI location, persisting L2
 }
 
 }  // namespace cudaemu

@@ -924,6 +924,8 @@ const ErrorProgram kErrorPrograms[] = {
     {"error_dynamic_shared_uninitialized", "uninitialized", cudaSuccess},
     {"error_cg_shfl_outside_group", "warp", cudaSuccess},
     {"error_tile_stuck_sync", "warp", cudaErrorLaunchFailure},
+    {"error_grid_sync_not_cooperative", "barrier", cudaErrorLaunchFailure},
+    {"error_grid_sync_block_exits", "barrier", cudaErrorLaunchFailure},
 };
 
 TEST_CASE("error programs: the right error names after the launch, and the diagnostic on stderr and in the stats") {
@@ -1041,6 +1043,12 @@ TEST_CASE("warp diagnostics name the lanes and the lines, identically with 1 and
          {"thread (0,0,0) of block (0,0,0) waits at the sync of a thread_block_tile<64> at "
           "tests/emu/programs/error_tile_stuck_sync.cu:21, but thread (32,0,0) of the tile waits at __syncthreads() at "
           "tests/emu/programs/error_tile_stuck_sync.cu:23"}},
+        {"error_grid_sync_not_cooperative",
+         {"grid.sync() at tests/emu/programs/error_grid_sync_not_cooperative.cu:19 in kernel 'shift_kernel', which was "
+          "not launched with cudaLaunchCooperativeKernel"}},
+        {"error_grid_sync_block_exits",
+         {"block (0,0,0) waits at grid.sync() at tests/emu/programs/error_grid_sync_block_exits.cu:20, but block "
+          "(3,0,0) has finished without reaching it"}},
     };
     for (const WarpCase& c : cases) {
         const std::string name = c.program;
@@ -1061,7 +1069,7 @@ TEST_CASE("warp diagnostics name the lanes and the lines, identically with 1 and
 
 TEST_CASE("warp programs give the same results with 1 and 2 worker threads, and no diagnostics") {
     for (const char* name : {"warp_shuffle", "warp_vote", "cooperative_groups", "cooperative_groups_generic",
-                             "coalesced_groups"}) {
+                             "coalesced_groups", "grid_sync"}) {
         CAPTURE(name);
         const Run one = run({program(name)}, Settings{/*threads*/ "1"});
         const Run two = run({program(name)}, Settings{/*threads*/ "2"});

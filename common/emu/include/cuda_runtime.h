@@ -90,6 +90,7 @@ enum cudaError_t {
   cudaErrorIllegalInstruction = 715,
   cudaErrorMisalignedAddress = 716,
   cudaErrorLaunchFailure = 719,
+  cudaErrorCooperativeLaunchTooLarge = 720,
   cudaErrorUnknown = 999,
 };
 typedef cudaError_t cudaError;
@@ -282,6 +283,9 @@ using ThreadEntry = void (*)(void* closure);
 // Runs every block of the grid to completion (or to the first fatal error) before returning.
 void launch(const LaunchSite& site, dim3 grid, dim3 block, size_t dynamic_shared_bytes, cudaStream_t stream,
             ThreadEntry entry, void* closure);
+// The same for cudaLaunchCooperativeKernel (cudaemu_cooperative.h): every block resident at once; the launch's error.
+cudaError_t launch_cooperative(const LaunchSite& site, dim3 grid, dim3 block, size_t dynamic_shared_bytes,
+                               cudaStream_t stream, ThreadEntry entry, void* closure);
 
 template <class... Params>
 class KernelLaunch {
@@ -518,3 +522,4 @@ T& device_variable(T& init, bool constant, const char* name, const char* file, i
 // ---------------------------------------------------------------------------------------------------------------
 #include "cudaemu_atomics.h"
 #include "cudaemu_compat.h"
+#include "cudaemu_cooperative.h"

@@ -271,7 +271,6 @@ auto __launch_site(void (*k)(Params...), const char* name, const char* file, int
     static_assert(sizeof...(Args) > 1000000, #name " is not supported by the CPU emulator: " why);      \
     return cudaErrorUnknown;                                                                            \
   }
-CUDAEMU_REFUSED(cudaLaunchCooperativeKernel, "no grid-wide synchronisation (docs/emulator.md)")
 CUDAEMU_REFUSED(cudaHostRegister, "no page-locking of existing host memory (docs/emulator.md)")
 CUDAEMU_REFUSED(cudaHostUnregister, "no page-locking of existing host memory (docs/emulator.md)")
 CUDAEMU_REFUSED(cudaHostGetDevicePointer, "no mapped host memory (docs/emulator.md)")
