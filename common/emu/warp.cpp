@@ -507,9 +507,11 @@ void tile_collective(unsigned tile_threads, const void* in, void* out, unsigned 
   arrive(c);
 }
 
-void group_report(bool fatal, const char* text, const char* file, int line) {
+void group_report(bool fatal, const char* format, unsigned a, unsigned b, const char* file, int line) {
   Worker* w = tls_worker;
   if (!w || !w->current) return;
+  char text[256];
+  snprintf(text, sizeof text, format, a, b);
   const uintptr_t pc = site_pc(file, line);
   const std::string what = std::string("cooperative groups: thread ") + coord(w->current->idx) + " of block " +
                            coord(w->block_idx) + " at %1: " + text;

@@ -245,10 +245,8 @@ class coalesced_group : public thread_group {
     unsigned src = details::nth_lane(mask_, src_rank);
     if (src == 32) {
       src = details::lane();
-      char text[160];
-      snprintf(text, sizeof text, "coalesced_group::shfl reads rank %u of a group of %u threads: on a GPU the value "
-               "is undefined; here the thread gets its own value", src_rank, size_);
-      ::cudaemu::group_report(false, text, file_, line_);
+      ::cudaemu::group_report(false, "coalesced_group::shfl reads rank %u of a group of %u threads: on a GPU the "
+                              "value is undefined; here the thread gets its own value", src_rank, size_, file_, line_);
     }
     return shuffle(var, src, file_, line_);
   }
@@ -327,7 +325,8 @@ coalesced_group binary_partition(const Group& group, bool pred, CUDAEMU_CG_SITE)
 // ---------------------------------------------------------------------------------------------------------------
 inline thread_group thread_group::partition(unsigned size, const char* file, int line) const {
   if (!details::valid_tile_size(size))
-    ::cudaemu::group_report(true, "tiled_partition(parent, n): n must be a power of two from 1 to 1024", file, line);
+    ::cudaemu::group_report(true, "tiled_partition(parent, n): n must be a power of two from 1 to 1024, not %u", size, 0,
+                            file, line);
   if (kind_ == kCoalesced) {
     // ranks [r - r % n, r - r % n + n) of the parent
     const unsigned rank = static_cast<unsigned>(thread_rank()), first = rank - rank % size;
@@ -340,7 +339,7 @@ inline thread_group thread_group::partition(unsigned size, const char* file, int
   }
   if (kind_ == kGrid || size > size_)
     ::cudaemu::group_report(true, "tiled_partition(parent, n): the parent must be a block, a tile or a coalesced group "
-                                  "of at least n threads", file, line);
+                                  "of at least n = %u threads", size, 0, file, line);
   return thread_group(kTile, size, details::tile_mask(size));
 }
 

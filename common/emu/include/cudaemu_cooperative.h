@@ -36,6 +36,14 @@ cudaError_t cooperative_launch(const char* name, const char* file, int line, voi
   return launch_cooperative_kernel(LaunchSite{name, file, line, reinterpret_cast<const void*>(kernel)}, kernel, grid,
                                    block, args, shared_mem, stream, std::index_sequence_for<Params...>{});
 }
+template <class F = void>
+cudaError_t cooperative_launch(const char*, const char*, int, const void*, dim3, dim3, void**, size_t = 0,
+                               cudaStream_t = 0) {
+  static_assert(!std::is_same<F, F>::value,
+                "cudaLaunchCooperativeKernel is not supported by the CPU emulator through a void* variable: pass the "
+                "kernel itself, cudaLaunchCooperativeKernel(kernel, grid, block, args, ...)");
+  return cudaErrorInvalidDeviceFunction;
+}
 }  // namespace cudaemu
 
 template <class... Params>
@@ -48,7 +56,7 @@ cudaError_t cudaLaunchCooperativeKernel(void (*kernel)(Params...), dim3 grid, di
 template <class F = void>
 cudaError_t cudaLaunchCooperativeKernel(const void*, dim3, dim3, void**, size_t = 0, cudaStream_t = 0) {
   static_assert(!std::is_same<F, F>::value,
-                "cudaLaunchCooperativeKernel through a void* is not supported by the CPU emulator: pass the kernel "
-                "itself, cudaLaunchCooperativeKernel(kernel, grid, block, args, ...)");
+                "cudaLaunchCooperativeKernel is not supported by the CPU emulator through a void* variable: pass the "
+                "kernel itself, cudaLaunchCooperativeKernel(kernel, grid, block, args, ...)");
   return cudaErrorInvalidDeviceFunction;
 }

@@ -59,6 +59,7 @@ void block_sync(const char* file, int line);
 void tile_collective(unsigned tile_threads, const void* in, void* out, unsigned size, const char* file, int line);
 bool grid_is_cooperative();
 void grid_sync(const char* file, int line);
-// A misuse of a group: reported with the caller's line; `fatal` ends the block (cudaErrorLaunchFailure).
-void group_report(bool fatal, const char* text, const char* file, int line);
+// A misuse of a group: reported with the caller's line (`format` takes a and b, printf's %u); `fatal` ends the block
+// (cudaErrorLaunchFailure).
+void group_report(bool fatal, const char* format, unsigned a, unsigned b, const char* file, int line);
 }  // namespace cudaemu
