@@ -1048,7 +1048,7 @@ TEST_CASE("warp diagnostics name the lanes and the lines, identically with 1 and
          {"grid.sync() at tests/emu/programs/error_grid_sync_not_cooperative.cu:19 in kernel 'shift_kernel', which was "
           "not launched with cudaLaunchCooperativeKernel"}},
         {"error_cg_tile_size",
-         {"error_cg_tile_size.cu:16: tiled_partition(parent, n): n must be a power of two from 1 to 1024, not 48"}},
+         {"error_cg_tile_size.cu:16: tiled_partition(parent, n): n must be a power of two from 1 to 32, not 48"}},
         {"error_grid_sync_block_exits",
          {"block (0,0,0) waits at grid.sync() at tests/emu/programs/error_grid_sync_block_exits.cu:20, but block "
           "(3,0,0) has finished without reaching it"}},

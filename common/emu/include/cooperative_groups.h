@@ -7,8 +7,8 @@
 //                                  meta_group_rank, meta_group_size, shfl, shfl_up, shfl_down, shfl_xor, any, all,
 //                                  ballot, match_any, match_all; N = 64, ..., 1024 (several warps): sync,
 //                                  thread_rank, size, meta_group_rank, meta_group_size and cg::reduce
-//   tiled_partition(group, n)      thread_group of n = 1, 2, 4, ..., 1024 consecutive threads (of a block, a tile or
-//                                  a coalesced group's ranks)
+//   tiled_partition(group, n)      thread_group of n = 1, 2, 4, ..., 32 consecutive threads of a block or a tile (a
+//                                  coalesced_group of a coalesced group's ranks), as in CUDA
 //   coalesced_threads()            coalesced_group: the lanes of the warp that reach this call together (below);
 //                                  sync, thread_rank, size, meta_group_rank, meta_group_size, shfl, shfl_up,
 //                                  shfl_down, any, all, ballot, match_any, match_all
@@ -51,7 +51,7 @@ inline unsigned pack(unsigned bits, unsigned mask) {
   for (unsigned m = mask; m; m &= m - 1, ++i) out |= ((bits >> __builtin_ctz(m)) & 1u) << i;
   return out;
 }
-inline bool valid_tile_size(unsigned n) { return n >= 1 && n <= 1024 && (n & (n - 1)) == 0; }
+inline bool valid_tile_size(unsigned n) { return n >= 1 && n <= 32 && (n & (n - 1)) == 0; }
 template <class T>
 struct unsupported : std::false_type {};
 }  // namespace details
@@ -99,6 +99,7 @@ class thread_group {
   // tiled_partition(parent, n), below
   thread_group partition(unsigned size, const char* file, int line) const;
   friend thread_group tiled_partition(const thread_group& parent, unsigned size, const char* file, int line);
+  friend class coalesced_group;
 };
 
 class thread_block : public thread_group {
@@ -278,6 +279,10 @@ class coalesced_group : public thread_group {
 
   // the lanes of the group in the caller's warp (bit = lane)
   unsigned lanes() const { return mask_; }
+  // tiled_partition(coalesced group, n): ranks [r - r % n, r - r % n + n)
+  coalesced_group partition(unsigned size, const char* file, int line) const {
+    return coalesced_group(thread_group::partition(size, file, line).mask_, thread_rank() / size, (size_ + size - 1) / size);
+  }
 
  private:
   template <class T>
@@ -325,8 +330,8 @@ coalesced_group binary_partition(const Group& group, bool pred, CUDAEMU_CG_SITE)
 // ---------------------------------------------------------------------------------------------------------------
 inline thread_group thread_group::partition(unsigned size, const char* file, int line) const {
   if (!details::valid_tile_size(size))
-    ::cudaemu::group_report(true, "tiled_partition(parent, n): n must be a power of two from 1 to 1024, not %u", size, 0,
-                            file, line);
+    ::cudaemu::group_report(true, "tiled_partition(parent, n): n must be a power of two from 1 to 32, not %u (CUDA "
+                                  "aborts the kernel)", size, 0, file, line);
   if (kind_ == kCoalesced) {
     // ranks [r - r % n, r - r % n + n) of the parent
     const unsigned rank = static_cast<unsigned>(thread_rank()), first = rank - rank % size;
@@ -346,6 +351,9 @@ inline thread_group thread_group::partition(unsigned size, const char* file, int
 inline thread_group tiled_partition(const thread_group& parent, unsigned size, CUDAEMU_CG_SITE) {
   return parent.partition(size, file_, line_);
 }
+inline coalesced_group tiled_partition(const coalesced_group& parent, unsigned size, CUDAEMU_CG_SITE) {
+  return parent.partition(size, file_, line_);
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // The grid: every thread of the launch
@@ -363,7 +371,6 @@ class grid_group : public thread_group {
   unsigned long long num_blocks() const { return grid_blocks(); }
   dim3 block_index() const { return blockIdx; }
   dim3 dim_blocks() const { return gridDim; }
-  dim3 group_dim() const { return gridDim; }
 };
 
 inline grid_group this_grid() { return grid_group(); }

@@ -1,6 +1,6 @@
-// Known WRONG: tiled_partition(block, 48): a tile's size must be a power of two. CUDA does not define such a
-// group; the emulator reports it (kind warp) and ends the block with cudaErrorLaunchFailure. The program prints
-// only error names.
+// Known WRONG: tiled_partition(block, 48): a dynamic tile's size must be a power of two up to 32. CUDA aborts the
+// kernel (cudaErrorLaunchFailure); the emulator reports it (kind warp) and ends the block the same way. The program
+// prints only error names.
 //
 // Build: nvcc -arch=sm_90 -o error_cg_tile_size tests/emu/programs/error_cg_tile_size.cu
 
