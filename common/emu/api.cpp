@@ -87,14 +87,17 @@ bool valid_launch(const void* function, dim3 grid, dim3 block, size_t shmem, cud
   else if (!valid_stream(stream))
     *error = cudaErrorInvalidResourceHandle, *rule = "the stream is not one the program created and still has";
   else
-    return true;
+    return (*error = cudaSuccess), true;
   return false;
 }
 
 }  // namespace
 
-void launch(const LaunchSite& site, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream, ThreadEntry entry,
-            void* closure) {
+namespace {
+
+// max_blocks: a cooperative launch's limit (every block resident at once), or 0 for an ordinary launch.
+cudaError_t launch_grid(const LaunchSite& site, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream,
+                        ThreadEntry entry, void* closure, uint64_t max_blocks) {
   if (Worker* w = tls_worker; w && w->current) {  // a kernel launching a kernel
     add_diag(*w, DiagKind::kUnsupported, w->current->linear, 0, 0,
              "kernel code at " + std::string(site.file) + ":" + std::to_string(site.line) + " launches kernel '" +
@@ -107,11 +110,16 @@ void launch(const LaunchSite& site, dim3 grid, dim3 block, size_t shmem, cudaStr
   report.grid = grid;
   report.block = block;
   cudaError_t error = cudaSuccess;
-  if (g_sticky_error != cudaSuccess || g_pending_error != cudaSuccess) {
-    record(g_sticky_error != cudaSuccess ? g_sticky_error : g_pending_error);
-    return;
+  if (g_sticky_error != cudaSuccess || g_pending_error != cudaSuccess)
+    return record(g_sticky_error != cudaSuccess ? g_sticky_error : g_pending_error);
+  std::string rule;
+  if (valid_launch(site.function, grid, block, shmem, stream, &error, &rule) && max_blocks &&
+      uint64_t(grid.x) * grid.y * grid.z > max_blocks) {
+    error = cudaErrorCooperativeLaunchTooLarge;
+    rule = "a cooperative launch may have at most " + std::to_string(max_blocks) +
+           " blocks, as many as the device holds at once";
   }
-  if (std::string rule; !valid_launch(site.function, grid, block, shmem, stream, &error, &rule)) {
+  if (error != cudaSuccess) {
     record(error);
     report.error = error;
     Diagnostic d;
@@ -124,7 +132,7 @@ void launch(const LaunchSite& site, dim3 grid, dim3 block, size_t shmem, cudaStr
     print_report(report);
     g_reports.push_back(report);
     write_stats_line(report);
-    return;
+    return error;
   }
   Launch L;
   L.site = site;
@@ -136,6 +144,7 @@ void launch(const LaunchSite& site, dim3 grid, dim3 block, size_t shmem, cudaStr
   L.closure = closure;
   L.dynamic_shared_bytes = shmem;
   L.start = std::chrono::steady_clock::now();
+  L.cooperative = max_blocks != 0;
   g_abort_kernel.store(false);
   watch(&L);
   run_grid(L);
@@ -145,6 +154,27 @@ void launch(const LaunchSite& site, dim3 grid, dim3 block, size_t shmem, cudaStr
   print_report(report);
   write_stats_line(report);
   g_reports.push_back(std::move(report));
+  return cudaSuccess;  // a fault in the kernel shows at the next synchronising call, as on a GPU
+}
+
+}  // namespace
+
+void launch(const LaunchSite& site, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream, ThreadEntry entry,
+            void* closure) {
+  launch_grid(site, grid, block, shmem, stream, entry, closure, 0);
+}
+
+// A cooperative launch may have as many blocks as the device holds at once: the occupancy API's blocks per
+// multiprocessor times the multiprocessors.
+cudaError_t launch_cooperative(const LaunchSite& site, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream,
+                               ThreadEntry entry, void* closure) {
+  int per_sm = 0;
+  cudaDeviceProp prop;
+  cudaGetDeviceProperties(&prop, 0);
+  const cudaError_t occupancy =
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, site.function, int(block.x * block.y * block.z), shmem);
+  const uint64_t max_blocks = occupancy == cudaSuccess ? std::max<uint64_t>(1, uint64_t(per_sm) * prop.multiProcessorCount) : 1;
+  return launch_grid(site, grid, block, shmem, stream, entry, closure, max_blocks);
 }
 
 }  // namespace cudaemu
@@ -206,6 +236,7 @@ const char* cudaGetErrorName(cudaError_t error) {
     CUDAEMU_NAME(cudaErrorHostMemoryAlreadyRegistered)
     CUDAEMU_NAME(cudaErrorHostMemoryNotRegistered)
     CUDAEMU_NAME(cudaErrorLaunchFailure)
+    CUDAEMU_NAME(cudaErrorCooperativeLaunchTooLarge)
     CUDAEMU_NAME(cudaErrorUnknown)
 #undef CUDAEMU_NAME
   }
@@ -236,6 +267,7 @@ const char* cudaGetErrorString(cudaError_t error) {
     case cudaErrorHostMemoryAlreadyRegistered: return "part or all of the requested memory range is already mapped";
     case cudaErrorHostMemoryNotRegistered: return "pointer does not correspond to a registered memory region";
     case cudaErrorLaunchFailure: return "unspecified launch failure";
+    case cudaErrorCooperativeLaunchTooLarge: return "too many blocks in cooperative launch";
     case cudaErrorUnknown: return "unknown error";
   }
   return "unknown error";

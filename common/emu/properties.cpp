@@ -32,11 +32,11 @@ void set_documented_properties(cudaDeviceProp* prop) {
   prop->canMapHostMemory = 1;          // page-locked memory is mapped, its device pointer its host pointer
   prop->hostRegisterSupported = 1;     // cudaHostRegister
   prop->canUseHostPointerForRegisteredMem = 1;
+  prop->cooperativeLaunch = 1;         // cudaLaunchCooperativeKernel and grid.sync() (cooperative.cpp)
   // api.cpp sets the limits and features that dynamic shared memory, managed memory and streams bring
   // (sharedMemPerBlockOptin, maxBlocksPerMultiProcessor, managedMemory, concurrentKernels).
-  // Features the emulator does not have are 0 (value-initialised): cooperativeLaunch, clusterLaunch, memory pools,
-  // pageable memory access (a kernel may not use malloc'd memory that is not registered), IPC, ECC, PCI location,
-  // persisting L2
+  // Features the emulator does not have are 0 (value-initialised): clusterLaunch, memory pools, pageable memory
+  // access (a kernel may not use malloc'd memory that is not registered), IPC, ECC, PCI location, persisting L2
 }
 
 }  // namespace cudaemu

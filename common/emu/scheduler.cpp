@@ -199,7 +199,9 @@ void barrier_error(Worker& w, uint32_t thread, uintptr_t pc1, uintptr_t pc2, std
 // waits reuses one stack. When no thread can run, the threads waiting at __activemask() learn which lanes are with
 // them; then either every thread waits at the same barrier (it opens), or the block is stuck: a warp collective whose
 // lanes are elsewhere, or a divergent barrier.
-void run_block_threads(Worker& w, uint64_t linear) {
+}  // namespace
+
+void begin_block(Worker& w, uint64_t linear) {
   Launch& L = *w.launch;
   w.block_linear = linear;
   w.block_idx = uint3{static_cast<unsigned>(linear % L.grid.x), static_cast<unsigned>((linear / L.grid.x) % L.grid.y),
@@ -208,12 +210,13 @@ void run_block_threads(Worker& w, uint64_t linear) {
   w.block_error = cudaSuccess;
   w.block_first_epoch = ++w.epoch;
   w.interval_start = w.epoch;
-  const uint32_t n = L.threads_per_block;
   reset_warps(w);
   w.ready = 0;
   w.stack0_owner = -1;
+}
 
-  uint32_t started = 0;
+BlockEnd run_block_threads(Worker& w, uint32_t started) {
+  const uint32_t n = w.launch->threads_per_block;
   for (;;) {
     for (uint32_t t = 0; t < n && (started < n || w.ready); ++t) {
       Fiber& f = w.fibers[t];
@@ -226,7 +229,7 @@ void run_block_threads(Worker& w, uint64_t linear) {
         continue;
       }
       resume(w, f);
-      if (w.block_fatal) return;
+      if (w.block_fatal) return BlockEnd::kFatal;
       if (f.state == FiberState::kDone) {
         finish_thread(w, f);
         if (w.stack0_owner == int64_t(t)) w.stack0_owner = -1;
@@ -236,14 +239,14 @@ void run_block_threads(Worker& w, uint64_t linear) {
       }
     }
     if (w.ready || resolve_activemask(w)) continue;
-    if (warp_stalled(w)) return;
+    if (warp_stalled(w)) return BlockEnd::kFatal;
     int64_t first_waiting = -1, first_done = -1;
     for (uint32_t t = 0; t < n; ++t) {
       FiberState s = w.fibers[t].state;
       if (s == FiberState::kAtBarrier && first_waiting < 0) first_waiting = t;
       if (s == FiberState::kDone && first_done < 0) first_done = t;
     }
-    if (first_waiting < 0) break;  // every thread finished
+    if (first_waiting < 0) return BlockEnd::kDone;  // every thread finished
     const Fiber& waiter = w.fibers[first_waiting];
     if (first_done >= 0) {
       const Fiber& done = w.fibers[first_done];
@@ -252,7 +255,7 @@ void run_block_threads(Worker& w, uint64_t linear) {
                         " waits at __syncthreads() at %1, but thread " + coord(done.idx) +
                         " has exited without reaching it — is a __syncthreads() inside an if that not every thread "
                         "takes?");
-      return;
+      return BlockEnd::kFatal;
     }
     int count = 0;
     for (uint32_t t = 0; t < n; ++t) {
@@ -262,26 +265,32 @@ void run_block_threads(Worker& w, uint64_t linear) {
                       "divergent barrier: in block " + coord(w.block_idx) + ", thread " + coord(f.idx) +
                           " waits at __syncthreads() at %1 while thread " + coord(waiter.idx) +
                           " waits at a different __syncthreads() at %2");
-        return;
+        return BlockEnd::kFatal;
       }
       count += f.barrier_predicate != 0;
     }
     judge_pending_reads(w);
     w.barrier_count = count;
     w.interval_start = ++w.epoch;  // everyone arrived: a new barrier interval begins
+    if (waiter.at_grid_sync) return BlockEnd::kAtGridSync;  // released by the cooperative scheduler
     for (uint32_t t = 0; t < n; ++t) w.fibers[t].state = FiberState::kReady;
     w.ready = n;
   }
 }
 
+namespace {
+
 void run_block(Worker& w, uint64_t linear) {
   w.pending_reads.clear();
-  run_block_threads(w, linear);
+  begin_block(w, linear);
+  run_block_threads(w, 0);
   if (!w.block_fatal) judge_pending_reads(w);
   w.pending_reads.clear();
 }
 
-void run_blocks(Worker& w, Launch& L) {
+}  // namespace
+
+void begin_launch(Worker& w, Launch& L) {
   w.launch = &L;
   w.dynamic_limit = w.dynamic_lo + std::min(L.dynamic_shared_bytes, w.dynamic_size);
   w.dynamic_slack = w.dynamic_lo + w.dynamic_size - w.dynamic_limit;
@@ -293,6 +302,12 @@ void run_blocks(Worker& w, Launch& L) {
   w.cross_warp_races.clear();
   w.first_fatal_block = UINT64_MAX;
   w.fatal_error = cudaSuccess;
+}
+
+namespace {
+
+void run_blocks(Worker& w, Launch& L) {
+  begin_launch(w, L);
   for (;;) {
     uint64_t b = L.next_block.fetch_add(1, std::memory_order_relaxed);
     if (b >= L.total_blocks || b > L.stop_after.load(std::memory_order_relaxed)) break;
@@ -330,9 +345,13 @@ class Pool {
       launch_ = &L;
       ++generation_;
       running_ = static_cast<int>(workers_.size());
+      if (L.cooperative) L.next_block.store(L.total_blocks);  // the other workers reset their counts, run nothing
     }
     cv_start_.notify_all();
-    run_blocks(*main_worker_, L);
+    if (L.cooperative)
+      run_cooperative(*main_worker_, L);  // every block on this thread; the other workers find none
+    else
+      run_blocks(*main_worker_, L);
     std::unique_lock<std::mutex> lock(m_);
     cv_done_.wait(lock, [&] { return running_ == 0; });
     launch_ = nullptr;
@@ -411,6 +430,29 @@ void watchdog() {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------------------------------------
+// The grid as a cooperative group (include/cooperative_groups.h)
+// ---------------------------------------------------------------------------------------------------------------
+bool grid_is_cooperative() {
+  const Worker* w = tls_worker;
+  return w && w->current && w->launch->cooperative;
+}
+
+void grid_sync(const char* file, int line) {
+  Worker* w = tls_worker;
+  if (!w || !w->current) return;
+  if (!w->launch->cooperative) {
+    block_error(*w, DiagKind::kBarrier, w->current->linear, site_pc(file, line), 0,
+                "grid.sync() at %1 in kernel '" + std::string(w->launch->site.kernel) +
+                    "', which was not launched with cudaLaunchCooperativeKernel — a grid-wide barrier needs every "
+                    "block resident at once, which only a cooperative launch promises");
+    abort_block(*w, cudaErrorLaunchFailure);
+  }
+  w->current->at_grid_sync = true;
+  block_sync(file, line);
+  w->current->at_grid_sync = false;
+}
 
 std::vector<Worker*> all_workers() { return Pool::get().all_workers(); }
 

@@ -44,6 +44,7 @@ struct Fiber {
   int barrier_predicate = 0;         // __syncthreads_count/and/or
   Collective* collective = nullptr;  // the warp collective it waits at (on its own stack)
   size_t stack = 0;                  // index of the stack it runs on
+  bool at_grid_sync = false;         // its barrier is a grid.sync() (cooperative.cpp)
 };
 
 // Shadow state of one word (or, once a narrower access touched it, one byte) of shared memory. Epochs number the barrier intervals of a worker; a new block starts
@@ -69,6 +70,7 @@ struct Launch {
   size_t dynamic_shared_bytes = 0;  // the launch's third parameter
   std::atomic<uint64_t> stop_after{UINT64_MAX};  // blocks after the first block with a fatal error are not started
   std::chrono::steady_clock::time_point start;
+  bool cooperative = false;  // cudaLaunchCooperativeKernel: grid.sync() is allowed
 };
 
 // Set by the watchdog: the running kernel stops at its next memory access or barrier.
@@ -168,6 +170,17 @@ void block_error(Worker& w, DiagKind kind, uint32_t thread, uintptr_t pc1, uintp
 
 // Runs every block of the launch on the worker pool; returns when all are done.
 void run_grid(Launch& L);
+
+// For the cooperative scheduler (cooperative.cpp): a worker's state for a new launch and a new block, and running a
+// block's threads from `started` on (threads below it have started) until they finish, fail or all wait at a
+// grid.sync().
+enum class BlockEnd { kDone, kFatal, kAtGridSync };
+void begin_launch(Worker& w, Launch& L);
+void begin_block(Worker& w, uint64_t linear);
+BlockEnd run_block_threads(Worker& w, uint32_t started);
+// Runs every block of a cooperative launch on `w`, all of them resident at once: each runs to its next grid.sync(),
+// is put aside, and all go on when the last has arrived.
+void run_cooperative(Worker& w, Launch& L);
 std::vector<Worker*> all_workers();
 // The watchdog stops a kernel that runs past CUDAEMU_TIMEOUT; watch(nullptr) when it is over.
 void watch(const Launch* L);

@@ -11,6 +11,7 @@
 //   - a collective that can never complete: lanes of its mask wait at a __syncthreads() or at a different
 //     collective (another kind or another mask). A GPU hangs or returns garbage; the block ends with
 //     cudaErrorLaunchFailure, as for a divergent barrier.
+// A cooperative-groups tile of several warps (kTileSync) is the same rendezvous over every lane of the tile's warps.
 // A completed __syncwarp() also orders the shared-memory accesses of its lanes for the race detector (checks.cpp).
 #include "warp.h"
 
@@ -46,6 +47,7 @@ const char* op_name(int op) {
     case kReduceOr: return "__reduce_or_sync";
     case kReduceXor: return "__reduce_xor_sync";
     case kActivemask: return "__activemask";
+    case kTileSync: return "thread_block_tile::sync";
   }
   return "a warp collective";
 }
@@ -60,7 +62,10 @@ std::string hex(uint32_t mask) {
   return buf;
 }
 
-std::string call(const Collective& c) { return std::string(op_name(c.op)) + "(mask " + hex(c.mask) + ")"; }
+std::string call(const Collective& c) {
+  if (c.op == kTileSync) return "the sync of a thread_block_tile<" + std::to_string(c.arg) + ">";
+  return std::string(op_name(c.op)) + "(mask " + hex(c.mask) + ")";
+}
 
 // "lane 3", "lanes 0-15", "lanes 1, 4-6"
 std::string lane_list(uint32_t lanes) {
@@ -190,8 +195,65 @@ void compute(Worker& w, uint32_t warp, uint32_t lanes, const Collective& first) 
   }
 }
 
+// The warps [first, end) of the tile of c.arg threads (a multiple of 32) that holds `warp`.
+void tile_warps(const Worker& w, uint32_t warp, const Collective& c, uint32_t* first, uint32_t* end) {
+  const uint32_t per_tile = static_cast<uint32_t>(c.arg) / 32, warps = (w.launch->threads_per_block + 31) / 32;
+  *first = warp / per_tile * per_tile;
+  *end = std::min(*first + per_tile, warps);
+}
+
+// Completes a tile's rendezvous if every lane of its warps that has not exited waits at it. Every lane gets the
+// value of the first waiting lane of each warp; the accesses to shared memory before it are ordered before those
+// after it for the whole block (a barrier interval ends: races between other threads across it go unreported).
+bool try_complete_tile(Worker& w, uint32_t warp, const Collective& c) {
+  uint32_t first, end;
+  tile_warps(w, warp, c, &first, &end);
+  uint32_t exited_warp = 0, exited_lanes = 0;
+  for (uint32_t wi = first; wi < end; ++wi) {
+    const uint32_t lanes = existing_lanes(w, wi) & ~w.warp_exited[wi];
+    if ((w.warp_waiting[wi] & lanes) != lanes) return false;
+    for (uint32_t m = lanes; m; m &= m - 1) {
+      const Collective& o = *lane_fiber(w, wi, __builtin_ctz(m)).collective;
+      if (o.op != kTileSync || o.arg != c.arg) return false;
+    }
+    if (existing_lanes(w, wi) & w.warp_exited[wi] && !exited_lanes) exited_warp = wi, exited_lanes = existing_lanes(w, wi) & w.warp_exited[wi];
+  }
+  const Collective& me = *lane_fiber(w, warp, __builtin_ctz(w.warp_waiting[warp])).collective;
+  if (exited_lanes)
+    warp_warning(w, warp * 32 + __builtin_ctz(w.warp_waiting[warp]), me, 2,
+                 "tile collective: the threads of a tile call " + call(me) + " at %1, but " +
+                     lane_list(exited_lanes) + " of " + warp_name(w, exited_warp) +
+                     " have already exited — on a GPU this is undefined; is there an early return before it?");
+  for (uint32_t wi = first; wi < end; ++wi) {
+    const uint32_t lanes = w.warp_waiting[wi] & existing_lanes(w, wi);
+    if (!lanes || !me.size) continue;
+    const void* value = lane_fiber(w, wi, __builtin_ctz(lanes)).collective->in;
+    for (uint32_t ww = first; ww < end; ++ww)
+      for (uint32_t m = w.warp_waiting[ww] & existing_lanes(w, ww); m; m &= m - 1) {
+        const Collective& o = *lane_fiber(w, ww, __builtin_ctz(m)).collective;
+        memcpy(static_cast<char*>(o.out) + (wi - first) * o.size, value, o.size);
+      }
+  }
+  judge_pending_reads(w);
+  w.interval_start = ++w.epoch;
+  for (uint32_t wi = first; wi < end; ++wi) {
+    for (uint32_t m = w.warp_waiting[wi]; m; m &= m - 1) {
+      Fiber& f = lane_fiber(w, wi, __builtin_ctz(m));
+      if (&f == w.current) {
+        f.state = FiberState::kRunning;
+      } else {
+        f.state = FiberState::kReady;
+        ++w.ready;
+      }
+    }
+    w.warp_waiting[wi] = 0;
+  }
+  return true;
+}
+
 // Completes the collective `c` of this warp if every lane it waits for waits at the same kind with the same mask.
 bool try_complete(Worker& w, uint32_t warp, const Collective& c) {
+  if (c.op == kTileSync) return try_complete_tile(w, warp, c);
   const uint32_t exists = existing_lanes(w, warp), exited = w.warp_exited[warp];
   const uint32_t lanes = c.mask & exists & ~exited;
   if ((w.warp_waiting[warp] & lanes) != lanes) return false;
@@ -234,6 +296,7 @@ void arrive(Collective& c) {
   if (g_abort_kernel.load(std::memory_order_relaxed)) abort_for_timeout(*w);
   Fiber& me = *w->current;
   const uint32_t lane = me.linear & 31, warp = me.linear >> 5;
+  if (c.op == kTileSync) c.mask = ~0u;  // every lane of the tile's warps
   if (c.op != kActivemask && !(c.mask >> lane & 1)) {
     warp_warning(*w, me.linear, c, 3,
                  "warp collective: lane " + std::to_string(lane) + " of " + warp_name(*w, warp) + " calls " +
@@ -296,8 +359,18 @@ void warp_lane_exited(Worker& w, uint32_t t) {
     completed = false;
     for (uint32_t m = w.warp_waiting[warp]; m && !completed; m &= m - 1) {
       const Collective& c = *lane_fiber(w, warp, __builtin_ctz(m)).collective;
-      completed = c.op != kActivemask && (c.mask & bit) && try_complete(w, warp, c);
+      completed = c.op != kActivemask && c.op != kTileSync && (c.mask & bit) && try_complete(w, warp, c);
     }
+  }
+  // a tile of several warps waits for this lane too
+  const uint32_t warps = (w.launch->threads_per_block + 31) / 32;
+  for (uint32_t wi = 0; wi < warps; ++wi) {
+    if (!w.warp_waiting[wi]) continue;
+    const Collective& c = *lane_fiber(w, wi, __builtin_ctz(w.warp_waiting[wi])).collective;
+    if (c.op != kTileSync) continue;
+    uint32_t first, end;
+    tile_warps(w, wi, c, &first, &end);
+    if (warp >= first && warp < end) try_complete_tile(w, wi, c);
   }
 }
 
@@ -330,12 +403,43 @@ bool resolve_activemask(Worker& w) {
   return any;
 }
 
+namespace {
+// A tile of several warps whose rendezvous cannot complete: one of its threads waits elsewhere.
+bool tile_stalled(Worker& w, uint32_t warp, const Collective& c) {
+  uint32_t first, end;
+  tile_warps(w, warp, c, &first, &end);
+  for (uint32_t wi = first; wi < end; ++wi) {
+    for (uint32_t m = existing_lanes(w, wi) & ~w.warp_exited[wi]; m; m &= m - 1) {
+      const Fiber& f = lane_fiber(w, wi, __builtin_ctz(m));
+      const bool with_us = f.state == FiberState::kAtWarp && f.collective->op == kTileSync && f.collective->arg == c.arg;
+      if (with_us) continue;
+      const bool at_barrier = f.state == FiberState::kAtBarrier;
+      if (!at_barrier && f.state != FiberState::kAtWarp) continue;
+      const uintptr_t pc2 = at_barrier ? f.barrier_pc : where(*f.collective);
+      const uint32_t t = warp * 32 + __builtin_ctz(w.warp_waiting[warp]);
+      block_error(w, DiagKind::kWarp, t, where(c), pc2,
+                  "tile rendezvous never completes: thread " + tid_coord(w, t) + " of block " + coord(w.block_idx) +
+                      " waits at " + call(c) + " at %1, but thread " +
+                      tid_coord(w, wi * 32 + __builtin_ctz(m)) + " of the tile waits at " +
+                      (at_barrier ? std::string("__syncthreads()") : call(*f.collective)) +
+                      " at %2 — every thread of the tile must reach the same call (on a GPU it hangs)");
+      return true;
+    }
+  }
+  return false;
+}
+}  // namespace
+
 bool warp_stalled(Worker& w) {
   const uint32_t warps = (w.launch->threads_per_block + 31) / 32;
   for (uint32_t warp = 0; warp < warps; ++warp) {
     if (!w.warp_waiting[warp]) continue;
     const uint32_t lane = __builtin_ctz(w.warp_waiting[warp]);
     const Collective& c = *lane_fiber(w, warp, lane).collective;
+    if (c.op == kTileSync) {
+      if (tile_stalled(w, warp, c)) return true;
+      continue;
+    }
     const uint32_t lanes = c.mask & existing_lanes(w, warp) & ~w.warp_exited[warp];
     uint32_t at_barrier = 0, elsewhere = 0;
     const Collective* other = nullptr;
@@ -390,6 +494,34 @@ unsigned warp_vote(int op, unsigned mask, int predicate, const char* file, int l
 }
 
 void block_sync(const char* file, int line) { block_vote(0, site_pc(file, line)); }
+
+void tile_collective(unsigned tile_threads, const void* in, void* out, unsigned size, const char* file, int line) {
+  Worker* w = tls_worker;
+  if (!w || !w->current) {  // host code: a tile of one
+    if (size) memcpy(out, in, size);
+    return;
+  }
+  Collective c;
+  c.op = kTileSync, c.in = in, c.out = out, c.size = size, c.arg = static_cast<int32_t>(tile_threads);
+  c.file = file, c.line = line;
+  arrive(c);
+}
+
+void group_report(bool fatal, const char* format, unsigned a, unsigned b, const char* file, int line) {
+  Worker* w = tls_worker;
+  if (!w || !w->current) return;
+  char text[256];
+  snprintf(text, sizeof text, format, a, b);
+  const uintptr_t pc = site_pc(file, line);
+  const std::string what = std::string("cooperative groups: thread ") + coord(w->current->idx) + " of block " +
+                           coord(w->block_idx) + " at %1: " + text;
+  if (!fatal) {
+    add_diag(*w, DiagKind::kWarp, w->current->linear, pc, 4, what);
+    return;
+  }
+  block_error(*w, DiagKind::kWarp, w->current->linear, pc, 0, what);
+  abort_block(*w, cudaErrorLaunchFailure);
+}
 
 }  // namespace cudaemu
 

@@ -940,6 +940,11 @@ const ErrorProgram kErrorPrograms[] = {
     {"error_dynamic_shared_oob", "out-of-bounds", cudaErrorIllegalAddress},
     {"error_dynamic_shared_uninitialized", "uninitialized", cudaSuccess},
     {"error_registered_host_oob", "out-of-bounds", cudaErrorIllegalAddress},
+    {"error_cg_shfl_outside_group", "warp", cudaSuccess},
+    {"error_tile_stuck_sync", "warp", cudaErrorLaunchFailure},
+    {"error_grid_sync_not_cooperative", "barrier", cudaErrorLaunchFailure},
+    {"error_grid_sync_block_exits", "barrier", cudaErrorLaunchFailure},
+    {"error_cg_tile_size", "warp", cudaErrorLaunchFailure},
 };
 
 TEST_CASE("error programs: the right error names after the launch, and the diagnostic on stderr and in the stats") {
@@ -1050,6 +1055,21 @@ TEST_CASE("warp diagnostics name the lanes and the lines, identically with 1 and
         {"error_warp_shfl_outside_mask", {"calls __shfl_sync(mask 0x0000ffff) at", "reads lane 16, which is not named in the mask"}},
         {"error_warp_race_no_syncwarp",
          {"(lanes 0 and 1 of warp 0: a warp does not run in lockstep", "error_warp_race_no_syncwarp.cu:24"}},
+        {"error_cg_shfl_outside_group",
+         {"error_cg_shfl_outside_group.cu:21: coalesced_group::shfl reads rank 16 of a group of 16 threads",
+          "(7 more like it)"}},
+        {"error_tile_stuck_sync",
+         {"thread (0,0,0) of block (0,0,0) waits at the sync of a thread_block_tile<64> at "
+          "tests/emu/programs/error_tile_stuck_sync.cu:21, but thread (32,0,0) of the tile waits at __syncthreads() at "
+          "tests/emu/programs/error_tile_stuck_sync.cu:23"}},
+        {"error_grid_sync_not_cooperative",
+         {"grid.sync() at tests/emu/programs/error_grid_sync_not_cooperative.cu:19 in kernel 'shift_kernel', which was "
+          "not launched with cudaLaunchCooperativeKernel"}},
+        {"error_cg_tile_size",
+         {"error_cg_tile_size.cu:16: tiled_partition(parent, n): n must be a power of two from 1 to 32, not 48"}},
+        {"error_grid_sync_block_exits",
+         {"block (0,0,0) waits at grid.sync() at tests/emu/programs/error_grid_sync_block_exits.cu:20, but block "
+          "(3,0,0) has finished without reaching it"}},
     };
     for (const WarpCase& c : cases) {
         const std::string name = c.program;
@@ -1069,7 +1089,9 @@ TEST_CASE("warp diagnostics name the lanes and the lines, identically with 1 and
 }
 
 TEST_CASE("warp programs give the same results with 1 and 2 worker threads, and no diagnostics") {
-    for (const char* name : {"warp_shuffle", "warp_vote", "cooperative_groups"}) {
+    // (not grid_sync: its largest cooperative grid follows the multiprocessors, one per worker thread)
+    for (const char* name : {"warp_shuffle", "warp_vote", "cooperative_groups", "cooperative_groups_generic",
+                             "coalesced_groups"}) {
         CAPTURE(name);
         const Run one = run({program(name)}, Settings{/*threads*/ "1"});
         const Run two = run({program(name)}, Settings{/*threads*/ "2"});
@@ -1337,10 +1359,10 @@ TEST_CASE("emucc rejects what the emulator does not support, and names it") {
          "extern __device__ float weights[4];\n"
          "__global__ void k(float* out) { out[threadIdx.x] = weights[threadIdx.x % 4]; }\n"
          "int main() { return 0; }\n"},
-        {"grid_group", "this_grid",
+        {"cluster_group", "this_cluster",
          "#include <cooperative_groups.h>\n"
          "__global__ void k(float* out) {\n"
-         "    auto grid = cooperative_groups::this_grid();\n"
+         "    auto cluster = cooperative_groups::this_cluster();\n"
          "    out[threadIdx.x] = 1.0f;\n"
          "}\n"
          "int main() { return 0; }\n"},
@@ -1490,12 +1512,13 @@ TEST_CASE("what the emulator still lacks is refused at compile time by name") {
         const char* call;
     };
     const Unsupported cases[] = {
-        {"cooperative_launch", "cudaLaunchCooperativeKernel((void*)k, 1, 1, nullptr)"},
+        {"cooperative_launch_void_pointer", "cudaLaunchCooperativeKernel(kernel_address, 1, 1, nullptr)"},
     };
     for (const Unsupported& c : cases) {
         const std::string name = c.name;
         CAPTURE(name);
-        const Run r = emucc_build(c.name, std::string("__global__ void k() {}\nint main() { ") + c.call + "; }\n");
+        const Run r = emucc_build(c.name, std::string("__global__ void k() {}\nint main() { void* kernel_address = "
+                                                      "(void*)k; (void)kernel_address; ") + c.call + "; }\n");
         INFO("stderr:\n", r.err);
         CHECK(r.exit_code != 0);
         CHECK(contains(r.err, std::string(c.call).substr(0, std::string(c.call).find('(')) +

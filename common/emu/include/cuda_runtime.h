@@ -92,6 +92,7 @@ enum cudaError_t {
   cudaErrorHostMemoryAlreadyRegistered = 712,
   cudaErrorHostMemoryNotRegistered = 713,
   cudaErrorLaunchFailure = 719,
+  cudaErrorCooperativeLaunchTooLarge = 720,
   cudaErrorUnknown = 999,
 };
 typedef cudaError_t cudaError;
@@ -239,16 +240,7 @@ constexpr int warpSize = 32;
 // ---------------------------------------------------------------------------------------------------------------
 // Math: the device functions CUDA adds on top of <math.h>
 // ---------------------------------------------------------------------------------------------------------------
-inline int min(int a, int b) { return a < b ? a : b; }
-inline int max(int a, int b) { return a > b ? a : b; }
-inline unsigned int min(unsigned int a, unsigned int b) { return a < b ? a : b; }
-inline unsigned int max(unsigned int a, unsigned int b) { return a > b ? a : b; }
-inline long long min(long long a, long long b) { return a < b ? a : b; }
-inline long long max(long long a, long long b) { return a > b ? a : b; }
-inline float min(float a, float b) { return fminf(a, b); }
-inline float max(float a, float b) { return fmaxf(a, b); }
-inline double min(double a, double b) { return fmin(a, b); }
-inline double max(double a, double b) { return fmax(a, b); }
+#include "cudaemu_minmax.h"  // min, max, umin, llmax, ... as nvcc's math headers declare them
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 inline float __fdividef(float a, float b) { return a / b; }
 inline float __expf(float x) { return expf(x); }
@@ -293,6 +285,9 @@ using ThreadEntry = void (*)(void* closure);
 // Runs every block of the grid to completion (or to the first fatal error) before returning.
 void launch(const LaunchSite& site, dim3 grid, dim3 block, size_t dynamic_shared_bytes, cudaStream_t stream,
             ThreadEntry entry, void* closure);
+// The same for cudaLaunchCooperativeKernel (cudaemu_cooperative.h): every block resident at once; the launch's error.
+cudaError_t launch_cooperative(const LaunchSite& site, dim3 grid, dim3 block, size_t dynamic_shared_bytes,
+                               cudaStream_t stream, ThreadEntry entry, void* closure);
 
 template <class... Params>
 class KernelLaunch {
@@ -577,3 +572,4 @@ T& device_variable(T& init, bool constant, const char* name, const char* file, i
 // ---------------------------------------------------------------------------------------------------------------
 #include "cudaemu_atomics.h"
 #include "cudaemu_compat.h"
+#include "cudaemu_cooperative.h"

@@ -271,5 +271,4 @@ auto __launch_site(void (*k)(Params...), const char* name, const char* file, int
     static_assert(sizeof...(Args) > 1000000, #name " is not supported by the CPU emulator: " why);      \
     return cudaErrorUnknown;                                                                            \
   }
-CUDAEMU_REFUSED(cudaLaunchCooperativeKernel, "no grid-wide synchronisation (docs/emulator.md)")
 #undef CUDAEMU_REFUSED

@@ -46,10 +46,20 @@ namespace cudaemu {
 enum WarpOp : int {
   kWarpSync, kShflIdx, kShflUp, kShflDown, kShflXor, kBallot, kAny, kAll, kMatchAny, kMatchAll, kReduceAddS,
   kReduceMinS, kReduceMaxS, kReduceAddU, kReduceMinU, kReduceMaxU, kReduceAnd, kReduceOr, kReduceXor, kActivemask,
+  kTileSync,  // a rendezvous of a cooperative-groups tile of several warps (cooperative_groups.h)
 };
 // For cooperative groups (header code): the same collectives, with the caller's source location passed explicitly.
 void warp_shuffle(int op, unsigned int mask, const void* in, void* out, unsigned int size, int arg, int width,
                   const char* file, int line);
 unsigned int warp_vote(int op, unsigned int mask, int predicate, const char* file, int line);
 void block_sync(const char* file, int line);
+// Cooperative groups beyond a warp (warp.cpp, scheduler.cpp). A rendezvous of the `tile_threads` consecutive threads
+// (a multiple of 32) that hold the caller: each gets in `out` the `size` bytes that the first waiting lane of each of
+// the tile's warps passed as `in`, in warp order.
+void tile_collective(unsigned tile_threads, const void* in, void* out, unsigned size, const char* file, int line);
+bool grid_is_cooperative();
+void grid_sync(const char* file, int line);
+// A misuse of a group: reported with the caller's line (`format` takes a and b, printf's %u); `fatal` ends the block
+// (cudaErrorLaunchFailure).
+void group_report(bool fatal, const char* format, unsigned a, unsigned b, const char* file, int line);
 }  // namespace cudaemu
