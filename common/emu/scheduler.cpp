@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "api.h"
+#include "async.h"
 #include "checks.h"
 #include "memory.h"
 #include "symbols.h"
@@ -210,6 +211,7 @@ void run_block_threads(Worker& w, uint64_t linear) {
   w.interval_start = w.epoch;
   const uint32_t n = L.threads_per_block;
   reset_warps(w);
+  reset_async(w);
   w.ready = 0;
   w.stack0_owner = -1;
 
@@ -236,7 +238,7 @@ void run_block_threads(Worker& w, uint64_t linear) {
       }
     }
     if (w.ready || resolve_activemask(w)) continue;
-    if (warp_stalled(w)) return;
+    if (warp_stalled(w) || phase_wait_stalled(w)) return;
     int64_t first_waiting = -1, first_done = -1;
     for (uint32_t t = 0; t < n; ++t) {
       FiberState s = w.fibers[t].state;
