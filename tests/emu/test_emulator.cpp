@@ -922,6 +922,8 @@ const ErrorProgram kErrorPrograms[] = {
     {"error_warp_stuck_collective", "warp", cudaErrorLaunchFailure},
     {"error_dynamic_shared_oob", "out-of-bounds", cudaErrorIllegalAddress},
     {"error_dynamic_shared_uninitialized", "uninitialized", cudaSuccess},
+    {"error_barrier_wait_never_completes", "barrier", cudaErrorLaunchFailure},
+    {"error_async_copy_read_before_wait", "race", cudaSuccess},
 };
 
 TEST_CASE("error programs: the right error names after the launch, and the diagnostic on stderr and in the stats") {
@@ -1485,4 +1487,81 @@ TEST_CASE("what the emulator still lacks is refused at compile time by name") {
         CHECK(contains(r.err, std::string(c.call).substr(0, std::string(c.call).find('(')) +
                                   " is not supported by the CPU emulator"));
     }
+}
+
+// ===============================================================================================================
+// Split barriers and asynchronous copies (<cuda/barrier>, <cuda/pipeline>), launches with default arguments
+// ===============================================================================================================
+TEST_CASE("programs/async_copies.cu: memcpy_async counts a global load and a shared store per byte copied") {
+    const Run r = run({program("async_copies")});
+    INFO("stdout:\n", r.out, "stderr:\n", r.err);
+    REQUIRE(r.stats.size() == 4);
+    const long long matrix = 32 * 48 * 4;  // ROWS * COLS floats, each copied once by every kernel
+    for (const std::string& line : r.stats) {
+        CAPTURE(line);
+        CHECK(json_number(line, "global_load_bytes") == matrix);
+        CHECK(json_number(line, "shared_store_bytes") == matrix);
+        CHECK(contains(line, "\"errors\": []"));
+    }
+}
+
+TEST_CASE("a barrier wait that never completes names the wait, what it still expects, and the exited threads") {
+    const Run r = run({program("error_barrier_wait_never_completes")});
+    INFO("stderr:\n", r.err);
+    CHECK(contains(r.err, "waits at cuda::barrier::arrive_and_wait() at "));
+    CHECK(contains(r.err, "error_barrier_wait_never_completes.cu:23 for a phase that still expects 32 of its 64"));
+    CHECK(contains(r.err, "32 have exited"));
+    const Run read = run({program("error_async_copy_read_before_wait")});
+    INFO("stderr:\n", read.err);
+    CHECK(contains(read.err, "error_async_copy_read_before_wait.cu:22: cudaemu: race"));
+    CHECK(contains(read.err, "the memcpy_async of thread (63,0,0) at "));
+}
+
+TEST_CASE("cuda::barrier: a use before init() in the block, and a completed phase as an ordering for the races") {
+    const Run uninit = emucc_build("barrier_no_init",
+                                   "#include <cuda/barrier>\n"
+                                   "__global__ void k() {\n"
+                                   "    __shared__ cuda::barrier<cuda::thread_scope_block> bar;\n"
+                                   "    bar.arrive_and_wait();\n"
+                                   "}\n"
+                                   "int main() { k<<<1, 32>>>(); return cudaDeviceSynchronize() != cudaErrorLaunchFailure; }\n");
+    REQUIRE(uninit.exit_code == 0);
+    const Run ru = run({(scratch_dir() / "barrier_no_init").string()});
+    INFO("stderr:\n", ru.err);
+    CHECK(ru.exit_code == 0);
+    CHECK(contains(ru.err, "barrier_no_init.cu:4"));
+    CHECK(contains(ru.err, "a barrier this block has not initialised"));
+    // the same exchange through shared memory: ordered by a phase, a race without one
+    const std::string kernel_head =
+        "#include <cuda/barrier>\n"
+        "__global__ void k(int* out) {\n"
+        "    __shared__ cuda::barrier<cuda::thread_scope_block> bar;\n"
+        "    __shared__ int s[64];\n"
+        "    if (threadIdx.x == 0) init(&bar, blockDim.x);\n"
+        "    __syncthreads();\n"
+        "    s[threadIdx.x] = threadIdx.x;\n";
+    const std::string kernel_tail =
+        "    out[threadIdx.x] = s[63 - threadIdx.x];\n"
+        "}\n"
+        "int main() { int* d; cudaMalloc(&d, 256); k<<<1, 64>>>(d); return cudaDeviceSynchronize(); }\n";
+    for (const bool with_wait : {true, false}) {
+        CAPTURE(with_wait);
+        const std::string name = with_wait ? "barrier_orders" : "barrier_missing";
+        REQUIRE(emucc_build(name, kernel_head + (with_wait ? "    bar.arrive_and_wait();\n" : "    (void)bar;\n") +
+                                      kernel_tail).exit_code == 0);
+        const Run r = run({(scratch_dir() / name).string()});
+        INFO("stderr:\n", r.err);
+        CHECK(r.exit_code == 0);
+        CHECK(contains(r.err, "cudaemu: race") == !with_wait);
+    }
+}
+
+TEST_CASE("emucc: a launch with fewer arguments than parameters and no default for them does not compile") {
+    const Run r = emucc_build("too_few_arguments",
+                              "__global__ void k(int* out, int n) { out[0] = n; }\n"
+                              "int main() { int* d = nullptr; k<<<1, 1>>>(d); return 0; }\n");
+    INFO("stderr:\n", r.err);
+    CHECK(r.exit_code != 0);
+    CHECK(contains(r.err, "too_few_arguments.cu:2:"));
+    CHECK(contains(r.err, "no matching function for call to 'k'"));
 }

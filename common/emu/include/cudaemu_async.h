@@ -211,20 +211,30 @@ class pipeline_shared_state {
 template <thread_scope Scope>
 class pipeline;
 
-// One thread's pipeline: every batch it commits is one stage; any number may be in flight.
+// One thread's pipeline: every batch it commits is one stage; any number may be in flight. consumer_wait() waits
+// for the oldest batch not yet waited for or released (programs that never release, as CUDA's samples do, work).
 template <>
 class pipeline<thread_scope_thread> {
  public:
   pipeline() : key_(::cudaemu::new_pipeline_key()) {}
   void producer_acquire() {}
   void producer_commit() { ++committed_; }
-  void consumer_wait() { wait_prior(committed_ > released_ ? committed_ - released_ - 1 : 0); }
-  void consumer_release() { ++released_; }
+  void consumer_wait() {
+    const uint64_t oldest = (waited_ > released_ ? waited_ : released_) + 1;
+    waited_ = oldest < committed_ ? oldest : committed_;
+    ::cudaemu::async_copies_done(key_, waited_);
+  }
+  void consumer_release() {
+    if (released_ < committed_) ++released_;
+  }
   bool quit() { return true; }
 
-  // every batch but the `n` most recently committed has arrived
+  // every batch but the `n` most recently committed has arrived; the batches before that one are released
   void wait_prior(uint64_t n) {
-    if (committed_ > n) ::cudaemu::async_copies_done(key_, committed_ - n);
+    if (committed_ <= n) return;
+    if (waited_ < committed_ - n) waited_ = committed_ - n;
+    if (released_ + 1 < waited_) released_ = waited_ - 1;
+    ::cudaemu::async_copies_done(key_, committed_ - n);
   }
   void copied(void* dst, size_t bytes, const char* file, int line) {
     ::cudaemu::async_copy_issued(dst, bytes, key_, committed_ + 1, file, line);
@@ -232,7 +242,7 @@ class pipeline<thread_scope_thread> {
 
  private:
   const void* key_;
-  uint64_t committed_ = 0, released_ = 0;
+  uint64_t committed_ = 0, waited_ = 0, released_ = 0;
 };
 
 // A block's pipeline: StagesCount stages shared by the group's producers and consumers.
