@@ -167,6 +167,26 @@ void async_copies_done(const void* key, uint64_t batches) {
   if (Worker* w = kernel_worker()) copies_arrived(*w, key, batches);
 }
 
+// <cuda_pipeline.h>'s primitives: each thread's batches, under a key of its own (never an address or an id above).
+namespace {
+const void* primitive_key(const Worker& w) { return reinterpret_cast<const void*>(~uintptr_t(w.current->linear)); }
+}  // namespace
+
+void primitive_copy_issued(void* dst, size_t bytes, const char* file, int line) {
+  if (Worker* w = kernel_worker())
+    async_copy_issued(dst, bytes, primitive_key(*w), w->current->pipeline_commits + 1, file, line);
+}
+
+void primitive_commit() {
+  if (Worker* w = kernel_worker()) ++w->current->pipeline_commits;
+}
+
+void primitive_wait_prior(size_t prior) {
+  Worker* w = kernel_worker();
+  if (w && w->current->pipeline_commits > prior)
+    copies_arrived(*w, primitive_key(*w), w->current->pipeline_commits - prior);
+}
+
 const void* new_pipeline_key() {
   Worker* w = kernel_worker();
   return w ? reinterpret_cast<const void*>(copies_of(*w).next_key++) : nullptr;
@@ -206,8 +226,8 @@ void async_in_flight_access(Worker& w, size_t offset, size_t size, bool store, u
                shared_variable_at(word * 4) + ", which the memcpy_async of thread " +
                tid_coord(w, static_cast<uint16_t>(c.tid)) +
                " at %2 may still be filling — wait for the copy first (the pipeline's consumer_wait(), "
-               "cuda::pipeline_consumer_wait_prior, or the barrier's wait()), then __syncthreads() if other threads "
-               "read it";
+               "cuda::pipeline_consumer_wait_prior, __pipeline_wait_prior, or the barrier's wait()), then "
+               "__syncthreads() if other threads read it";
       });
       return;
     }

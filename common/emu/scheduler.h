@@ -47,6 +47,7 @@ struct Fiber {
   const void* awaited = nullptr;     // kAtPhase: the PhaseBarrier, the phases it waits for, and the call
   uint64_t awaited_phases = 0;
   const char* awaited_call = nullptr;
+  uint64_t pipeline_commits = 0;     // __pipeline_commit() calls (cuda_pipeline.h's batches)
 };
 
 // Shadow state of one word (or, once a narrower access touched it, one byte) of shared memory. Epochs number the barrier intervals of a worker; a new block starts

@@ -1565,3 +1565,28 @@ TEST_CASE("emucc: a launch with fewer arguments than parameters and no default f
     CHECK(contains(r.err, "too_few_arguments.cu:2:"));
     CHECK(contains(r.err, "no matching function for call to 'k'"));
 }
+
+TEST_CASE("<cuda_pipeline.h>: reading a copy's destination before __pipeline_wait_prior covers it is a race") {
+    for (const bool waits : {true, false}) {
+        CAPTURE(waits);
+        const std::string name = waits ? "primitive_waits" : "primitive_reads_early";
+        const std::string source =
+            "#include <cuda_pipeline.h>\n"
+            "__global__ void k(const float* in, float* out) {\n"
+            "    __shared__ float tile[32];\n"
+            "    __pipeline_memcpy_async(&tile[threadIdx.x], &in[threadIdx.x], sizeof(float));\n"
+            "    __pipeline_commit();\n" +
+            std::string(waits ? "    __pipeline_wait_prior(0);\n" : "    (void)0;\n") +
+            "    __syncthreads();\n"
+            "    out[threadIdx.x] = tile[31 - threadIdx.x];\n"
+            "    __pipeline_wait_prior(0);\n"
+            "}\n"
+            "int main() { float* d; cudaMalloc(&d, 256); k<<<1, 32>>>(d, d + 32); return cudaDeviceSynchronize(); }\n";
+        REQUIRE(emucc_build(name, source).exit_code == 0);
+        const Run r = run({(scratch_dir() / name).string()});
+        INFO("stderr:\n", r.err);
+        CHECK(r.exit_code == 0);
+        CHECK(contains(r.err, name + ".cu:8: cudaemu: race") == !waits);
+        if (!waits) CHECK(contains(r.err, name + ".cu:4 may still be filling"));
+    }
+}
