@@ -1590,3 +1590,31 @@ TEST_CASE("<cuda_pipeline.h>: reading a copy's destination before __pipeline_wai
         if (!waits) CHECK(contains(r.err, name + ".cu:4 may still be filling"));
     }
 }
+
+TEST_CASE("emucc's rewrites (variable lists, alignas after __shared__, launches by name) keep every line in place") {
+    const std::string source =
+        "__constant__ float c_a = 1.0f, c_b[2] = {2.0f,\n"
+        "                                          3.0f}, c_c;\n"
+        "__device__ int d_x, d_y[4];\n"
+        "__global__ void k(float* out, int n = 4) {\n"
+        "    __shared__ alignas(16) float tile[4];\n"
+        "    tile[threadIdx.x] = c_a + c_b[1] + c_c + float(d_y[3]);\n"
+        "    __syncthreads();\n"
+        "    out[threadIdx.x + n] = tile[threadIdx.x];  // [line 8: one past the end for the last thread]\n"
+        "}\n"
+        "int main() {\n"
+        "    float* d = nullptr;\n"
+        "    cudaMalloc(&d, 7 * sizeof(float));\n"
+        "    k<<<1, 4>>>(d, 3);\n"
+        "    k<<<1, 4>>>(d);\n"
+        "    return cudaDeviceSynchronize() == cudaErrorIllegalAddress ? 0 : 1;\n"
+        "}\n";
+    REQUIRE(emucc_build("rewrites_keep_lines", source).exit_code == 0);
+    const Run r = run({(scratch_dir() / "rewrites_keep_lines").string()});
+    INFO("stderr:\n", r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(contains(r.err, "rewrites_keep_lines.cu:8: cudaemu: out-of-bounds"));
+    REQUIRE(r.stats.size() == 2);
+    CHECK(contains(r.stats[0], "\"errors\": []"));      // n = 3: the last thread writes element 6 of 7
+    CHECK(contains(r.stats[1], "\"out-of-bounds\""));  // n = 4 by default: element 7
+}
