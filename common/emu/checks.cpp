@@ -19,6 +19,7 @@
 #include <set>
 
 #include "api.h"
+#include "async.h"
 #include "memory.h"
 #include "scheduler.h"
 #include "symbols.h"
@@ -306,6 +307,7 @@ __attribute__((always_inline)) inline void shared_access(Worker& w, uintptr_t a,
     dynamic_shared_out_of_bounds(w, offset, size, store, pc);
   if (offset + size > w.shared_size) size = w.shared_size - offset;
   (store ? w.shared_store : w.shared_load) += size;
+  if (__builtin_expect(w.async_words_pending != 0, 0)) async_in_flight_access(w, offset, size, store, pc);
   if ((offset | size) & 3) {
     shared_access_bytes(w, offset, size, tid, pc, store);
     return;

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "api.h"
+#include "async.h"
 #include "checks.h"
 #include "memory.h"
 #include "symbols.h"
@@ -211,6 +212,7 @@ void begin_block(Worker& w, uint64_t linear) {
   w.block_first_epoch = ++w.epoch;
   w.interval_start = w.epoch;
   reset_warps(w);
+  reset_async(w);
   w.ready = 0;
   w.stack0_owner = -1;
 }
@@ -239,7 +241,7 @@ BlockEnd run_block_threads(Worker& w, uint32_t started) {
       }
     }
     if (w.ready || resolve_activemask(w)) continue;
-    if (warp_stalled(w)) return BlockEnd::kFatal;
+    if (warp_stalled(w) || phase_wait_stalled(w)) return BlockEnd::kFatal;
     int64_t first_waiting = -1, first_done = -1;
     for (uint32_t t = 0; t < n; ++t) {
       FiberState s = w.fibers[t].state;

@@ -23,8 +23,9 @@
 
 namespace cudaemu {
 
-// kAtWarp: waiting at a warp collective (warp.cpp); kReady: released from a barrier or a collective, not yet resumed.
-enum class FiberState : uint8_t { kRunning, kAtBarrier, kAtWarp, kReady, kDone, kAborted };
+// kAtWarp: waiting at a warp collective (warp.cpp); kReady: released from a barrier or a collective, not yet resumed;
+// kAtPhase: waiting for a phase of a cuda::barrier or a pipeline stage (async.cpp).
+enum class FiberState : uint8_t { kRunning, kAtBarrier, kAtWarp, kReady, kDone, kAborted, kAtPhase };
 struct Collective;
 
 // A suspended fiber, or the scheduler while a fiber runs.
@@ -45,6 +46,10 @@ struct Fiber {
   Collective* collective = nullptr;  // the warp collective it waits at (on its own stack)
   size_t stack = 0;                  // index of the stack it runs on
   bool at_grid_sync = false;         // its barrier is a grid.sync() (cooperative.cpp)
+  const void* awaited = nullptr;     // kAtPhase: the PhaseBarrier, the phases it waits for, and the call
+  uint64_t awaited_phases = 0;
+  const char* awaited_call = nullptr;
+  uint64_t pipeline_commits = 0;     // __pipeline_commit() calls (cuda_pipeline.h's batches)
 };
 
 // Shadow state of one word (or, once a narrower access touched it, one byte) of shared memory. Epochs number the barrier intervals of a worker; a new block starts
@@ -126,6 +131,11 @@ struct Worker {
   uint32_t ready = 0;              // fibers in state kReady
   int64_t stack0_owner = -1;       // the suspended fiber that runs on stack 0, if any
   int barrier_count = 0;           // __syncthreads_count: threads whose predicate was non-zero
+  // Asynchronous copies (async.cpp): per word of shared memory, how many memcpy_async copies still fill it
+  // (async_words_pending: in all), and the copies themselves.
+  std::vector<uint8_t> async_words;
+  size_t async_words_pending = 0;
+  struct AsyncCopies* async_copies = nullptr;
 };
 
 // The worker running on this thread (null on threads that never ran a kernel). Defined in checks.cpp, whose hot

@@ -945,6 +945,8 @@ const ErrorProgram kErrorPrograms[] = {
     {"error_grid_sync_not_cooperative", "barrier", cudaErrorLaunchFailure},
     {"error_grid_sync_block_exits", "barrier", cudaErrorLaunchFailure},
     {"error_cg_tile_size", "warp", cudaErrorLaunchFailure},
+    {"error_barrier_wait_never_completes", "barrier", cudaErrorLaunchFailure},
+    {"error_async_copy_read_before_wait", "race", cudaSuccess},
 };
 
 TEST_CASE("error programs: the right error names after the launch, and the diagnostic on stderr and in the stats") {
@@ -1750,4 +1752,134 @@ TEST_CASE("configuration calls check their arguments as a GPU does") {
     CHECK(cudaStreamGetFlags(stream, &flags) == cudaErrorInvalidResourceHandle);
     CHECK(cudaGetLastError() == cudaErrorInvalidResourceHandle);
     CHECK(cudaGetLastError() == cudaSuccess);
+}
+
+// ===============================================================================================================
+// Split barriers and asynchronous copies (<cuda/barrier>, <cuda/pipeline>), launches with default arguments
+// ===============================================================================================================
+TEST_CASE("programs/async_copies.cu: memcpy_async counts a global load and a shared store per byte copied") {
+    const Run r = run({program("async_copies")});
+    INFO("stdout:\n", r.out, "stderr:\n", r.err);
+    REQUIRE(r.stats.size() == 4);
+    const long long matrix = 32 * 48 * 4;  // ROWS * COLS floats, each copied once by every kernel
+    for (const std::string& line : r.stats) {
+        CAPTURE(line);
+        CHECK(json_number(line, "global_load_bytes") == matrix);
+        CHECK(json_number(line, "shared_store_bytes") == matrix);
+        CHECK(contains(line, "\"errors\": []"));
+    }
+}
+
+TEST_CASE("a barrier wait that never completes names the wait, what it still expects, and the exited threads") {
+    const Run r = run({program("error_barrier_wait_never_completes")});
+    INFO("stderr:\n", r.err);
+    CHECK(contains(r.err, "waits at cuda::barrier::arrive_and_wait() at "));
+    CHECK(contains(r.err, "error_barrier_wait_never_completes.cu:23 for a phase that still expects 32 of its 64"));
+    CHECK(contains(r.err, "32 have exited"));
+    const Run read = run({program("error_async_copy_read_before_wait")});
+    INFO("stderr:\n", read.err);
+    CHECK(contains(read.err, "error_async_copy_read_before_wait.cu:22: cudaemu: race"));
+    CHECK(contains(read.err, "the memcpy_async of thread (63,0,0) at "));
+}
+
+TEST_CASE("cuda::barrier: a use before init() in the block, and a completed phase as an ordering for the races") {
+    const Run uninit = emucc_build("barrier_no_init",
+                                   "#include <cuda/barrier>\n"
+                                   "__global__ void k() {\n"
+                                   "    __shared__ cuda::barrier<cuda::thread_scope_block> bar;\n"
+                                   "    bar.arrive_and_wait();\n"
+                                   "}\n"
+                                   "int main() { k<<<1, 32>>>(); return cudaDeviceSynchronize() != cudaErrorLaunchFailure; }\n");
+    REQUIRE(uninit.exit_code == 0);
+    const Run ru = run({(scratch_dir() / "barrier_no_init").string()});
+    INFO("stderr:\n", ru.err);
+    CHECK(ru.exit_code == 0);
+    CHECK(contains(ru.err, "barrier_no_init.cu:4"));
+    CHECK(contains(ru.err, "a barrier this block has not initialised"));
+    // the same exchange through shared memory: ordered by a phase, a race without one
+    const std::string kernel_head =
+        "#include <cuda/barrier>\n"
+        "__global__ void k(int* out) {\n"
+        "    __shared__ cuda::barrier<cuda::thread_scope_block> bar;\n"
+        "    __shared__ int s[64];\n"
+        "    if (threadIdx.x == 0) init(&bar, blockDim.x);\n"
+        "    __syncthreads();\n"
+        "    s[threadIdx.x] = threadIdx.x;\n";
+    const std::string kernel_tail =
+        "    out[threadIdx.x] = s[63 - threadIdx.x];\n"
+        "}\n"
+        "int main() { int* d; cudaMalloc(&d, 256); k<<<1, 64>>>(d); return cudaDeviceSynchronize(); }\n";
+    for (const bool with_wait : {true, false}) {
+        CAPTURE(with_wait);
+        const std::string name = with_wait ? "barrier_orders" : "barrier_missing";
+        REQUIRE(emucc_build(name, kernel_head + (with_wait ? "    bar.arrive_and_wait();\n" : "    (void)bar;\n") +
+                                      kernel_tail).exit_code == 0);
+        const Run r = run({(scratch_dir() / name).string()});
+        INFO("stderr:\n", r.err);
+        CHECK(r.exit_code == 0);
+        CHECK(contains(r.err, "cudaemu: race") == !with_wait);
+    }
+}
+
+TEST_CASE("emucc: a launch with fewer arguments than parameters and no default for them does not compile") {
+    const Run r = emucc_build("too_few_arguments",
+                              "__global__ void k(int* out, int n) { out[0] = n; }\n"
+                              "int main() { int* d = nullptr; k<<<1, 1>>>(d); return 0; }\n");
+    INFO("stderr:\n", r.err);
+    CHECK(r.exit_code != 0);
+    CHECK(contains(r.err, "too_few_arguments.cu:2:"));
+    CHECK(contains(r.err, "no matching function for call to 'k'"));
+}
+
+TEST_CASE("<cuda_pipeline.h>: reading a copy's destination before __pipeline_wait_prior covers it is a race") {
+    for (const bool waits : {true, false}) {
+        CAPTURE(waits);
+        const std::string name = waits ? "primitive_waits" : "primitive_reads_early";
+        const std::string source =
+            "#include <cuda_pipeline.h>\n"
+            "__global__ void k(const float* in, float* out) {\n"
+            "    __shared__ float tile[32];\n"
+            "    __pipeline_memcpy_async(&tile[threadIdx.x], &in[threadIdx.x], sizeof(float));\n"
+            "    __pipeline_commit();\n" +
+            std::string(waits ? "    __pipeline_wait_prior(0);\n" : "    (void)0;\n") +
+            "    __syncthreads();\n"
+            "    out[threadIdx.x] = tile[31 - threadIdx.x];\n"
+            "    __pipeline_wait_prior(0);\n"
+            "}\n"
+            "int main() { float* d; cudaMalloc(&d, 256); k<<<1, 32>>>(d, d + 32); return cudaDeviceSynchronize(); }\n";
+        REQUIRE(emucc_build(name, source).exit_code == 0);
+        const Run r = run({(scratch_dir() / name).string()});
+        INFO("stderr:\n", r.err);
+        CHECK(r.exit_code == 0);
+        CHECK(contains(r.err, name + ".cu:8: cudaemu: race") == !waits);
+        if (!waits) CHECK(contains(r.err, name + ".cu:4 may still be filling"));
+    }
+}
+
+TEST_CASE("emucc's rewrites (variable lists, alignas after __shared__, launches by name) keep every line in place") {
+    const std::string source =
+        "__constant__ float c_a = 1.0f, c_b[2] = {2.0f,\n"
+        "                                          3.0f}, c_c;\n"
+        "__device__ int d_x, d_y[4];\n"
+        "__global__ void k(float* out, int n = 4) {\n"
+        "    __shared__ alignas(16) float tile[4];\n"
+        "    tile[threadIdx.x] = c_a + c_b[1] + c_c + float(d_y[3]);\n"
+        "    __syncthreads();\n"
+        "    out[threadIdx.x + n] = tile[threadIdx.x];  // [line 8: one past the end for the last thread]\n"
+        "}\n"
+        "int main() {\n"
+        "    float* d = nullptr;\n"
+        "    cudaMalloc(&d, 7 * sizeof(float));\n"
+        "    k<<<1, 4>>>(d, 3);\n"
+        "    k<<<1, 4>>>(d);\n"
+        "    return cudaDeviceSynchronize() == cudaErrorIllegalAddress ? 0 : 1;\n"
+        "}\n";
+    REQUIRE(emucc_build("rewrites_keep_lines", source).exit_code == 0);
+    const Run r = run({(scratch_dir() / "rewrites_keep_lines").string()});
+    INFO("stderr:\n", r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(contains(r.err, "rewrites_keep_lines.cu:8: cudaemu: out-of-bounds"));
+    REQUIRE(r.stats.size() == 2);
+    CHECK(contains(r.stats[0], "\"errors\": []"));      // n = 3: the last thread writes element 6 of 7
+    CHECK(contains(r.stats[1], "\"out-of-bounds\""));  // n = 4 by default: element 7
 }

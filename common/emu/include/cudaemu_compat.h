@@ -260,6 +260,58 @@ template <class... Params>
 auto __launch_site(void (*k)(Params...), const char* name, const char* file, int line) {
   return kernel(k, name, file, line);
 }
+
+// A launch with fewer arguments than the kernel has parameters leaves the rest to the kernel's default arguments,
+// which its function pointer does not carry: tools/emucc also passes `caller`, a generic lambda that calls the kernel
+// by name. The arguments given are converted to their parameter types once, on the host, as nvcc does; the default
+// arguments are evaluated by each thread's call (the same values for the constant defaults kernels have).
+template <class Caller, class... Params>
+struct DefaultArgumentLaunch {
+  void (*kernel)(Params...);
+  LaunchSite site;
+  dim3 grid, block;
+  size_t shmem;
+  cudaStream_t stream;
+  Caller caller;
+
+  template <class Tuple, size_t... I>
+  static std::tuple<std::tuple_element_t<I, Tuple>...> first(std::index_sequence<I...>);
+
+  template <class... Args>
+  void operator()(Args&&... args) const {
+    if constexpr (sizeof...(Args) >= sizeof...(Params)) {
+      KernelLaunch<Params...>(kernel, site, grid, block, shmem, stream)(std::forward<Args>(args)...);
+    } else {
+      using Given = decltype(first<std::tuple<std::decay_t<Params>...>>(std::index_sequence_for<Args...>()));
+      Given params(std::forward<Args>(args)...);
+      struct Closure {
+        const Caller* caller;
+        Given* params;
+      } closure{&caller, &params};
+      launch(site, grid, block, shmem, stream,
+             [](void* p) {
+               auto* c = static_cast<Closure*>(p);
+               std::apply(*c->caller, *c->params);
+             },
+             &closure);
+    }
+  }
+};
+
+template <class Caller, class... Params>
+struct DefaultArgumentKernelRef {
+  KernelRef<Params...> ref;
+  Caller caller;
+  DefaultArgumentLaunch<Caller, Params...> operator()(dim3 grid, dim3 block, size_t shmem = 0,
+                                                      cudaStream_t stream = 0) const {
+    return {ref.kernel, ref.site, grid, block, shmem, stream, caller};
+  }
+};
+
+template <class Caller, class... Params>
+auto __launch_site(void (*k)(Params...), const char* name, const char* file, int line, Caller caller) {
+  return DefaultArgumentKernelRef<Caller, Params...>{kernel(k, name, file, line), caller};
+}
 }  // namespace cudaemu
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -6,7 +6,9 @@
 // float, computes there and rounds once more: for +, -, * and / that gives the correctly rounded 16-bit result (a
 // float's 24 bits are more than twice a half's 11, plus 2, so rounding twice never differs from rounding once),
 // the result a GPU's half-precision units give. Fused multiply-adds compute in double (one rounding, then the
-// 16-bit rounding). (clang 14 has no _Float16 on x86-64, so none is used.)
+// 16-bit rounding). A product written with operators is fused with the add that follows it, as nvcc fuses
+// them (see CUDAEMU_FLOAT16_MUL_FUSED). (_Float16 would not do that: clang 14 has none on x86-64, and clang
+// contracts only built-in expressions, while __half2's operators are functions.)
 #pragma once
 
 #include <cmath>
@@ -49,7 +51,8 @@ inline float bfloat16_bits_to_float(uint16_t b) { return __builtin_bit_cast(floa
 }  // namespace cudaemu
 
 // One 16-bit format: the scalar type, its pair, conversions and arithmetic. T2's members are x and y, as CUDA's.
-#define CUDAEMU_FLOAT16_TYPE(T, T2, to_bits, from_bits)                                                         \
+// MUL(T, T2) defines their products (below).
+#define CUDAEMU_FLOAT16_TYPE(T, T2, to_bits, from_bits, MUL)                                                    \
   struct alignas(2) T {                                                                                         \
     unsigned short __x;                                                                                         \
     T() = default;                                                                                              \
@@ -65,7 +68,6 @@ inline float bfloat16_bits_to_float(uint16_t b) { return __builtin_bit_cast(floa
   };                                                                                                            \
   inline T operator+(T a, T b) { return T(float(a) + float(b)); }                                               \
   inline T operator-(T a, T b) { return T(float(a) - float(b)); }                                               \
-  inline T operator*(T a, T b) { return T(float(a) * float(b)); }                                               \
   inline T operator/(T a, T b) { return T(float(a) / float(b)); }                                               \
   inline T operator-(T a) {                                                                                     \
     T r;                                                                                                        \
@@ -86,15 +88,14 @@ inline float bfloat16_bits_to_float(uint16_t b) { return __builtin_bit_cast(floa
   };                                                                                                            \
   inline T2 operator+(T2 a, T2 b) { return T2(a.x + b.x, a.y + b.y); }                                          \
   inline T2 operator-(T2 a, T2 b) { return T2(a.x - b.x, a.y - b.y); }                                          \
-  inline T2 operator*(T2 a, T2 b) { return T2(a.x * b.x, a.y * b.y); }                                          \
   inline T2 operator/(T2 a, T2 b) { return T2(a.x / b.x, a.y / b.y); }                                          \
   inline T2& operator+=(T2& a, T2 b) { return a = a + b; }                                                      \
   inline T2& operator-=(T2& a, T2 b) { return a = a - b; }                                                      \
-  inline T2& operator*=(T2& a, T2 b) { return a = a * b; }                                                      \
+  inline T2& operator*=(T2& a, T2 b) { return a.x *= b.x, a.y *= b.y, a; }                                      \
   inline T2& operator/=(T2& a, T2 b) { return a = a / b; }                                                      \
   inline T __hadd(T a, T b) { return a + b; }                                                                   \
   inline T __hsub(T a, T b) { return a - b; }                                                                   \
-  inline T __hmul(T a, T b) { return a * b; }                                                                   \
+  inline T __hmul(T a, T b) { return T(float(a) * float(b)); }                                                 \
   inline T __hdiv(T a, T b) { return a / b; }                                                                   \
   inline T __hneg(T a) { return -a; }                                                                           \
   inline T __habs(T a) {                                                                                        \
@@ -115,13 +116,54 @@ inline float bfloat16_bits_to_float(uint16_t b) { return __builtin_bit_cast(floa
   inline bool __hisinf(T a) { return std::isinf(float(a)); }                                                    \
   inline T2 __hadd2(T2 a, T2 b) { return a + b; }                                                               \
   inline T2 __hsub2(T2 a, T2 b) { return a - b; }                                                               \
-  inline T2 __hmul2(T2 a, T2 b) { return a * b; }                                                               \
+  inline T2 __hmul2(T2 a, T2 b) { return T2(__hmul(a.x, b.x), __hmul(a.y, b.y)); }                            \
   inline T2 __h2div(T2 a, T2 b) { return a / b; }                                                               \
   inline T2 __hneg2(T2 a) { return T2(-a.x, -a.y); }                                                            \
   inline T2 __hfma2(T2 a, T2 b, T2 c) { return T2(__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y)); }             \
   inline float __low2float(T2 a) { return float(a.x); }                                                         \
-  inline float __high2float(T2 a) { return float(a.y); }
+  inline float __high2float(T2 a) { return float(a.y); }                                                        \
+  MUL(T, T2)
 
-CUDAEMU_FLOAT16_TYPE(__half, __half2, float_to_half_bits, half_bits_to_float)
-CUDAEMU_FLOAT16_TYPE(__nv_bfloat16, __nv_bfloat162, float_to_bfloat16_bits, bfloat16_bits_to_float)
+// Products rounded on their own (bfloat16: nvcc keeps its multiplies and adds apart).
+#define CUDAEMU_FLOAT16_MUL(T, T2)                                                                              \
+  inline T operator*(T a, T b) { return __hmul(a, b); }                                                         \
+  inline T2 operator*(T2 a, T2 b) { return __hmul2(a, b); }                                                     \
+  inline T2 operator-(T2 a) { return T2(-a.x, -a.y); }
+
+// Products that an add or subtract right after fuses into one multiply-add, rounded once, as nvcc fuses half
+// multiplies and adds (mul.f16 and add.f16 become fma.rn.f16) in `a * b + c`, `c - a * b`, `s += a * b`. A product
+// is its rounded value wherever else it goes (a T or T2 it derives from); it remembers its operands for the add.
+// Like nvcc, host code fuses them too here.
+#define CUDAEMU_FLOAT16_MUL_FUSED(T, T2)                                                                        \
+  template <class V>                                                                                            \
+  struct T##_product : V {                                                                                      \
+    V a, b;                                                                                                     \
+  };                                                                                                            \
+  inline T##_product<T> operator*(T a, T b) { return {{__hmul(a, b)}, a, b}; }                                  \
+  inline T##_product<T2> operator*(T2 a, T2 b) { return {{__hmul2(a, b)}, a, b}; }                              \
+  inline T fused_add(const T##_product<T>& p, T c) { return __hfma(p.a, p.b, c); }                              \
+  inline T2 fused_add(const T##_product<T2>& p, T2 c) { return __hfma2(p.a, p.b, c); }                          \
+  template <class V>                                                                                            \
+  V operator+(const T##_product<V>& p, V c) { return fused_add(p, c); }                                         \
+  template <class V>                                                                                            \
+  V operator+(V c, const T##_product<V>& p) { return fused_add(p, c); }                                         \
+  template <class V>                                                                                            \
+  V operator+(const T##_product<V>& p, const T##_product<V>& q) { return fused_add(p, V(q)); }                  \
+  template <class V>                                                                                            \
+  V operator-(const T##_product<V>& p, V c) { return fused_add(p, -c); }                                        \
+  template <class V>                                                                                            \
+  V operator-(V c, const T##_product<V>& p) { return fused_add(T##_product<V>{{V(p)}, -p.a, p.b}, c); }         \
+  template <class V>                                                                                            \
+  V operator-(const T##_product<V>& p, const T##_product<V>& q) { return fused_add(p, -V(q)); }                 \
+  template <class V>                                                                                            \
+  V& operator+=(V& c, const T##_product<V>& p) { return c = fused_add(p, c); }                                  \
+  template <class V>                                                                                            \
+  V& operator-=(V& c, const T##_product<V>& p) { return c = c - p; }                                            \
+  inline T2 operator-(T2 a) { return T2(-a.x, -a.y); }
+
+CUDAEMU_FLOAT16_TYPE(__half, __half2, float_to_half_bits, half_bits_to_float, CUDAEMU_FLOAT16_MUL_FUSED)
+CUDAEMU_FLOAT16_TYPE(__nv_bfloat16, __nv_bfloat162, float_to_bfloat16_bits, bfloat16_bits_to_float,
+                     CUDAEMU_FLOAT16_MUL)
 #undef CUDAEMU_FLOAT16_TYPE
+#undef CUDAEMU_FLOAT16_MUL
+#undef CUDAEMU_FLOAT16_MUL_FUSED
