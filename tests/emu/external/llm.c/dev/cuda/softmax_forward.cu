@@ -656,7 +656,7 @@ int main(int argc, char **argv) {
 
     int B = 2;
     int T = 16;
-    int V = 1000;
+    int V = 1024;
 
     int deviceIdx = 0;
     cudaCheck(cudaSetDevice(deviceIdx));
