@@ -79,11 +79,8 @@ cudaError_t cudaHostRegisterEmulated(void* ptr, size_t bytes, unsigned int flags
   if (cudaError_t e = sync_status(); e != cudaSuccess) return record(e);
   const uintptr_t a = reinterpret_cast<uintptr_t>(ptr);
   if (a + bytes < a) return record(cudaErrorInvalidValue);
-  if (in_arena(ptr) || a + bytes - g_arena_base <= g_arena_size) {  // cudaMalloc'd or page-locked already
-    Allocation* al = live_allocation_containing(ptr, 1);
-    return record(al && al->kind == Allocation::Kind::kHostAlloc ? cudaErrorHostMemoryAlreadyRegistered
-                                                                 : cudaErrorInvalidValue);
-  }
+  // cudaMalloc'd, or page-locked already by cudaHostAlloc: the H100 (CUDA 13) answers cudaErrorInvalidValue to both
+  if (in_arena(ptr) || a + bytes - g_arena_base <= g_arena_size) return record(cudaErrorInvalidValue);
   Allocation* al = register_host_range(a, bytes, name, file, line);
   if (!al) return record(cudaErrorHostMemoryAlreadyRegistered);
   al->host_flags = flags;
@@ -120,9 +117,12 @@ cudaError_t cudaHostGetFlags(unsigned int* flags, void* host_ptr) {
   std::lock_guard<std::mutex> api(g_api_mutex);
   if (!flags || !host_ptr) return record(cudaErrorInvalidValue);
   if (cudaError_t e = sync_status(); e != cudaSuccess) return record(e);
+  // As the H100 (CUDA 13) answers: all page-locked memory is mapped (cudaHostAllocMapped), allocated or registered;
+  // write-combining is kept, portability is not reported.
   const Allocation* al = page_locked_at(host_ptr);
-  if (!al || al->kind != Allocation::Kind::kHostAlloc) return record(cudaErrorInvalidValue);
-  *flags = al->host_flags;
+  if (!al) return record(cudaErrorInvalidValue);
+  *flags = cudaHostAllocMapped |
+           (al->kind == Allocation::Kind::kHostAlloc ? al->host_flags & cudaHostAllocWriteCombined : 0u);
   return cudaSuccess;
 }
 

@@ -1541,7 +1541,7 @@ TEST_CASE("programs/mapped_host_memory.cu: kernels use mapped and registered hos
         {"attribute_gpu_overlap_value", "1"},
         {"device_flags_schedule_blocking_sync", "1"},
         {"mapped_sum", "pass"},
-        {"register_host_alloc", "cudaErrorHostMemoryAlreadyRegistered"},
+        {"register_host_alloc", "cudaErrorInvalidValue"},
         {"register_again", "cudaErrorHostMemoryAlreadyRegistered"},
         {"registered_squares", "pass"},
         {"odd_count_matches", "1"},
