@@ -299,12 +299,10 @@ __attribute__((noinline)) void shared_access_bytes(Worker& w, size_t offset, siz
   abort_block(w, cudaErrorIllegalAddress);
 }
 
-__attribute__((always_inline)) inline void shared_access(Worker& w, uintptr_t a, size_t size, bool store, uintptr_t pc) {
-  if (g_abort_kernel.load(std::memory_order_relaxed)) abort_for_timeout(w);
+// Every shared access that is not the common case: past the end of the shared memory in use (clamped), while an
+// asynchronous copy into shared memory is in flight, or not whole aligned words.
+__attribute__((noinline)) void shared_access_slow(Worker& w, size_t offset, size_t size, bool store, uintptr_t pc) {
   const uint16_t tid = static_cast<uint16_t>(w.current->linear);
-  size_t offset = a - w.shared_lo;
-  if (__builtin_expect(offset + size - 1 - w.dynamic_limit < w.dynamic_slack, 0))
-    dynamic_shared_out_of_bounds(w, offset, size, store, pc);
   if (offset + size > w.shared_size) size = w.shared_size - offset;
   (store ? w.shared_store : w.shared_load) += size;
   if (__builtin_expect(w.async_words_pending != 0, 0)) async_in_flight_access(w, offset, size, store, pc);
@@ -313,6 +311,28 @@ __attribute__((always_inline)) inline void shared_access(Worker& w, uintptr_t a,
     return;
   }
   for (size_t word = offset / 4; word < (offset + size) / 4; ++word) {
+    if (__builtin_expect(w.split[word], 0))
+      shared_access_bytes(w, word * 4, 4, tid, pc, store);
+    else
+      track(w, w.shadow_words[word], word * 4, tid, pc, store);
+  }
+}
+
+// The common case inline: whole aligned words inside the shared memory in use, no copy in flight. `size` is the
+// callback's constant, so the loop over words unrolls.
+__attribute__((always_inline)) inline void shared_access(Worker& w, uintptr_t a, size_t size, bool store,
+                                                         uintptr_t pc) {
+  if (g_abort_kernel.load(std::memory_order_relaxed)) abort_for_timeout(w);
+  const size_t offset = a - w.shared_lo;
+  if (__builtin_expect(offset + size - 1 - w.dynamic_limit < w.dynamic_slack, 0))
+    dynamic_shared_out_of_bounds(w, offset, size, store, pc);
+  if (__builtin_expect((offset + size > w.shared_size) | (w.async_words_pending != 0) | ((offset | size) & 3), 0)) {
+    shared_access_slow(w, offset, size, store, pc);
+    return;
+  }
+  (store ? w.shared_store : w.shared_load) += size;
+  const uint16_t tid = static_cast<uint16_t>(w.current->linear);
+  for (size_t word = offset / 4, end = word + size / 4; word < end; ++word) {
     if (__builtin_expect(w.split[word], 0))
       shared_access_bytes(w, word * 4, 4, tid, pc, store);
     else
