@@ -17,7 +17,8 @@ Emulator verdicts, one line per program:
     fail         it built, and its output or exit status differs from the H100's, or it timed out; or it did not
                  build for a reason other than a named missing feature (the first compiler error is shown);
     unsupported  emucc refused it at compile time naming the feature (shown: a header, a function, a qualifier).
-Exit status: 0 when every program passes, 1 otherwise. Build outputs go to build/tests/emu/external/.
+Exit status: 0 when every program passes (on the emulator, but those whose `differs` line in corpus.ini explains
+why their output is not the H100's), 1 otherwise. Build outputs go to build/tests/emu/external/.
 """
 import argparse
 import concurrent.futures
@@ -54,6 +55,7 @@ class Program:
         self.ignore = re.compile(ignore) if ignore else None
         self.bad = re.compile(section["bad"]) if section.get("bad") else None
         self.adapted = section.get("adapted", "")
+        self.differs = section.get("differs", "")  # why the emulator's output is known to differ from the H100's
 
     def source_files(self):
         if self.sources:
@@ -371,7 +373,8 @@ def main():
     verdicts = [results[p.name]["verdict"] for p in programs]
     print("%d programs: %s" % (len(verdicts), ", ".join(
         "%d %s" % (verdicts.count(v), v) for v in sorted(set(verdicts)))))
-    return 0 if all(v == "pass" for v in verdicts) else 1
+    # the emulator's run succeeds when every program passes but those whose difference corpus.ini explains
+    return 0 if all(results[p.name]["verdict"] == "pass" or (mode == "emu" and p.differs) for p in programs) else 1
 
 
 if __name__ == "__main__":
