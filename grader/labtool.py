@@ -52,9 +52,12 @@ def size_multiple(lab):
 # of its tile; lab 1 runs its host_flow.cu instead.
 DEMO_ARGS = {"lab2-tiled": ["32", "1", "2"]}
 DEFAULT_DEMO_ARGS = ["34", "1", "2"]
-# Points per lab, shared equally by the test cases of each suite. Traffic and safety are only awarded to a
-# kernel whose results are right, so a skeleton scores zero.
+# Points per lab, shared equally by the test cases of each suite. Traffic and safety are only awarded when every
+# correctness case of the lab passes (hidden ones included), so a skeleton, or a kernel right on some shapes only,
+# scores nothing for them: fewer bytes or a clean run are worth nothing for wrong results.
 SUITE_POINTS = {"correctness": 60, "traffic": 25, "memory safety": 15}
+WITHHELD = ("not awarded: traffic and memory safety points need every correctness test of %s to pass, and %d of %d "
+            "failed (this test on its own passed)")
 TEST_TIMEOUT_S = 120  # per test case, on top of the emulator's own CUDAEMU_TIMEOUT
 # A sandboxed lab's wall-clock budget for all its test cases together, however many there are
 LAB_WALL_S = int(os.environ.get("GRADE_LAB_WALL_S") or 900)
@@ -508,6 +511,8 @@ def score(results):
         for r in lab_results:
             suites.setdefault(r["suite"], []).append(r)
         missing_points = sum(p for s, p in SUITE_POINTS.items() if s not in suites)
+        correctness = suites.get("correctness", [])
+        wrong = sum(not r["passed"] for r in correctness)
         for suite, rs in suites.items():
             points = SUITE_POINTS.get(suite, 0)
             if suite == "correctness":
@@ -515,10 +520,23 @@ def score(results):
             # in hundredths of a point, the remainder spread over the first cases, so a suite adds up exactly
             share, extra = divmod(round(points * 100), len(rs))
             for i, r in enumerate(rs):
+                r.pop("withheld", None)  # score() may run again on the same results (after the hidden tests)
+                if suite != "correctness" and r["passed"] and wrong:
+                    r["withheld"] = WITHHELD % (lab, wrong, len(correctness))
                 r["max_score"] = (share + (1 if i < extra else 0)) / 100
-                r["score"] = r["max_score"] if r["passed"] else 0.0
+                r["score"] = r["max_score"] if earned(r) else 0.0
         totals[lab] = (round(sum(r["score"] for r in lab_results), 2), round(sum(r["max_score"] for r in lab_results), 2))
     return totals
+
+
+def earned(r):
+    """Whether a scored result earned its points: it passed, and score() did not withhold them."""
+    return r["passed"] and not r.get("withheld")
+
+
+def report_output(r):
+    """What a report says about a result: why its points were withheld, if they were, then its own output."""
+    return "\n".join(t for t in (r.get("withheld", ""), r["output"]) if t)
 
 
 def write_reports(results, totals, out_dir, backend):
@@ -529,27 +547,27 @@ def write_reports(results, totals, out_dir, backend):
         "output": "Graded on the %s." % ("GPU (traffic and safety on the CPU emulator)" if backend == "gpu"
                                          else "CPU emulator"),
         "tests": [{"name": clean("%s: %s: %s" % (r["lab"], r["suite"], r["name"])), "score": r["score"],
-                   "max_score": r["max_score"], "status": "passed" if r["passed"] else "failed",
-                   "output": clean(cap_output(r["output"])), "visibility": r.get("visibility", "visible")}
+                   "max_score": r["max_score"], "status": "passed" if earned(r) else "failed",
+                   "output": clean(cap_output(report_output(r))), "visibility": r.get("visibility", "visible")}
                   for r in results],
     }
     with open(os.path.join(out_dir, "results.json"), "w") as f:
         json.dump(doc, f, indent=2, ensure_ascii=False)
         f.write("\n")
     lines = ['<?xml version="1.0" encoding="UTF-8"?>',
-             '<testsuites tests="%d" failures="%d">' % (len(results), sum(not r["passed"] for r in results))]
+             '<testsuites tests="%d" failures="%d">' % (len(results), sum(not earned(r) for r in results))]
     for lab in LABS:
         rs = [r for r in results if r["lab"] == lab]
         if not rs:
             continue
         lines.append('  <testsuite name=%s tests="%d" failures="%d">' % (quoteattr(lab), len(rs),
-                                                                        sum(not r["passed"] for r in rs)))
+                                                                        sum(not earned(r) for r in rs)))
         for r in rs:
             name = quoteattr(clean("%s: %s" % (r["suite"], r["name"])))
-            if r["passed"]:
+            if earned(r):
                 lines.append("    <testcase classname=%s name=%s/>" % (quoteattr(lab), name))
             else:
-                output = clean(cap_output(r["output"]))
+                output = clean(cap_output(report_output(r)))
                 first = output.splitlines()[0] if output else "failed"
                 lines.append("    <testcase classname=%s name=%s>" % (quoteattr(lab), name))
                 lines.append("      <failure message=%s>%s</failure>" % (quoteattr(first[:300]), escape(output)))
@@ -598,8 +616,8 @@ def cmd_grade(args):
             results.extend(f.result())
     totals = score(results)
     for r in results:
-        if not r["passed"]:
-            say("FAILED %s: %s: %s\n  %s" % (r["lab"], r["suite"], r["name"], r["output"].replace("\n", "\n  ")))
+        if not earned(r):
+            say("FAILED %s: %s: %s\n  %s" % (r["lab"], r["suite"], r["name"], report_output(r).replace("\n", "\n  ")))
     print_table(results, totals)
     write_reports(results, totals, out_dir, backend)
     say("wrote %s and %s" % (os.path.relpath(os.path.join(out_dir, "results.json"), os.getcwd()),
