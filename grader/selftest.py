@@ -110,7 +110,7 @@ def check_references_and_skeletons(t, work):
         results, (s, m) = grade(lab, os.path.join(ROOT, "solutions", lab, "kernel.cu"), os.path.join(work, "ref"))
         t.check(s == m and m > 0, "solutions/%s scores full marks (%g/%g)" % (lab, s, m),
                 "\n".join(r["output"] for r in results if not r["passed"]))
-        results, (s, m) = grade(lab, os.path.join(ROOT, "labs", lab, "kernel.cu"), os.path.join(work, "skel"))
+        results, (s, m) = grade(lab, labtool.skeleton(lab), os.path.join(work, "skel"))
         built = not any(r["name"] == "builds" for r in results)
         t.check(built and s == 0, "labs/%s (skeleton) builds and scores zero (%g/%g)" % (lab, s, m),
                 "\n".join(r["output"] for r in results if r["passed"] or r["name"] == "builds"))
