@@ -8,6 +8,7 @@
 #                                         and which launched blocks wrote nothing
 #   make answers [LAB=3]                  check labs/<lab>/answers.txt against the lesson's exercises
 #        ANSWERS=file                     (with LAB) check another answers file
+#        REVEAL=1                         the answers to the wrong ones now, not a hint first
 #   make test-lessons                     the tools' own tests (part of make test)
 
 LESSON := $(PYTHON) tools/lesson
@@ -24,7 +25,7 @@ heatmap:
 	@$(LESSON) heatmap LAB=$(LAB) KERNEL=$(KERNEL) M=$(M) K=$(K) N=$(N)
 
 answers:
-	@$(LESSON) answers LAB=$(LAB) ANSWERS=$(ANSWERS)
+	@$(LESSON) answers LAB=$(LAB) ANSWERS=$(ANSWERS) REVEAL=$(REVEAL)
 
 TESTS += test-lessons
 
