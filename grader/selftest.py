@@ -143,7 +143,8 @@ def check_catalogue(t, work):
 
 def check_nvcc(t):
     nvcc = shutil.which("nvcc")
-    kernels = sorted(glob.glob(os.path.join(ROOT, "labs", "*", "*.cu")) +
+    pristine = labtool.pristine_labs()  # the skeletons as committed, not a student's work in labs/
+    kernels = sorted(glob.glob(os.path.join(pristine, "*", "*.cu")) +
                      glob.glob(os.path.join(ROOT, "solutions", "*", "*.cu")) +
                      glob.glob(os.path.join(ROOT, "grader", "catalogue", "*", "*.cu")))
     if not nvcc:
@@ -153,6 +154,8 @@ def check_nvcc(t):
     with tempfile.TemporaryDirectory() as tmp:
         for k in kernels:
             rel = os.path.relpath(k, ROOT)
+            if k.startswith(pristine + os.sep):
+                rel = os.path.join("labs", os.path.relpath(k, pristine))
             parts = rel.split(os.sep)
             lab = parts[1] if parts[0] in ("labs", "solutions") else LAB_OF[parts[2]]
             cmd = [nvcc, "-arch=sm_90", "-std=c++17", "-Werror", "all-warnings", "-Xcompiler", "-Wall,-Wextra",
