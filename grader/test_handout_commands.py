@@ -87,6 +87,11 @@ def check_lesson_commands(t, course, env):
     for lesson, command in commands:
         why = check_command(course, command, env)
         t.check(why is None, "handout: `%s` (%s) works" % (command, lesson), why or "")
+    for args, words in [(["LAB=1", "NAME=no_such_bug"], ["no pitfall NAME=no_such_bug", "missing_guard"]),
+                        (["LAB=1"], ["say which pitfall", "missing_guard"]), ([], ["say which lab"])]:
+        proc = subprocess.run(["make", "pitfall"] + args, cwd=course, capture_output=True, text=True, env=env)
+        t.check(proc.returncode != 0 and all(w in proc.stderr for w in words),
+                "handout: make pitfall %s says in one line what is missing" % " ".join(args), proc.stdout + proc.stderr)
 
 
 def main(argv):
