@@ -69,8 +69,8 @@ def pristine_labs():
     """The labs/ folder as committed (git HEAD), unpacked under build/pristine/: what the course's own tests use for
     skeletons and blank answers files, so that they never depend on a student's work in labs/. Where there is no
     git history (the student handout, an unpacked release), labs/ itself."""
-    head = subprocess.run(["git", "-C", ROOT, "rev-parse", "--verify", "-q", "HEAD^{tree}"], capture_output=True,
-                          text=True)
+    head = subprocess.run(["git", "-C", ROOT, "rev-parse", "--verify", "-q", "HEAD:labs"], capture_output=True,
+                          text=True)  # the committed labs/ folder's tree: a new copy only when labs/ changes
     top = subprocess.run(["git", "-C", ROOT, "rev-parse", "--show-toplevel"], capture_output=True, text=True)
     if head.returncode != 0 or os.path.realpath(top.stdout.strip() or "/nonexistent") != os.path.realpath(ROOT):
         return os.path.join(ROOT, "labs")
