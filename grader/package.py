@@ -96,8 +96,17 @@ make help
 ```
 
 The first installs the Debian packages the course needs and runs lab 1's tests on your (unfinished) kernel — on
-the emulator when there is no GPU; they fail until you fill in the `TODO(student)` parts. The second lists every
-make target.
+the emulator when there is no GPU. They fail until you fill in the `TODO(student)` parts, and each says what is
+wrong:
+
+```
+TEST CASE:  width=34 with A = 1, B = 2: every value is 68.0
+  ... 1156 of 1156 elements are wrong; the first is C[0][0] (row, col): got nan, want 68 ...
+[doctest] test cases:  8 | 0 passed |  8 failed | 0 skipped
+```
+
+Read [lesson 1](docs/lesson1-naive.md), fill in the kernel, and run `make lab1` again until every test passes. The
+second command lists every make target.
 """
 
 

@@ -516,10 +516,11 @@ def check_handout(t, tmp):
     t.check(labs == LABS, "the handout has every lab (%s)" % ", ".join(labs))
     env = dict(os.environ)
     env.pop("CUDAEMU_CACHE", None)  # its own emulator runtime, built in its own build/
+    outputs = {}
     for lab in labs:
         short = lab.split("-")[0]
         proc = subprocess.run(["make", short, "BACKEND=emu"], capture_output=True, text=True, cwd=course, env=env)
-        out = proc.stdout + proc.stderr
+        out = outputs[short] = proc.stdout + proc.stderr
         t.check(proc.returncode != 0 and "elements are wrong" in out and "| 0 passed |" in out,
                 "handout: make %s builds the skeleton, fails its tests with the first wrong element, exits non-zero"
                 % short, out[-2000:])
@@ -528,6 +529,15 @@ def check_handout(t, tmp):
     t.check("## Instructors" not in readme and "## Grading a class" not in readme and "SUBMISSION=solutions" not in
             readme and "tools/install-deps && make lab1" in readme and "## Students" in readme,
             "handout: the README keeps the students' sections and starts with their commands", readme[:1500])
+    for where, text in (("README.md", open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()),
+                        ("the handout's README.md", readme)):
+        # the sample under the first `make lab1`: each piece between "..." is in what make lab1 printed
+        sample = re.search(r"(?s)make lab1\n.*?```\n.*?```\n(.*?)```", text)
+        pieces = [p.strip() for line in (sample.group(1).splitlines() if sample else [])
+                  for p in line.split("...") if p.strip()]
+        missing = [p for p in pieces if p not in outputs.get("lab1", "")]
+        t.check(len(pieces) >= 3 and not missing, "%s: the sample of make lab1's output is what it prints" % where,
+                "missing: %s\n%s" % (missing, outputs.get("lab1", "")[-1500:]))
     test_handout_commands.check_lesson_commands(t, course, env)
     proc = subprocess.run(["make", "test"], capture_output=True, text=True, cwd=course, env=env)
     t.check(proc.returncode != 0 and proc.stderr.strip().splitlines()[:1] ==
