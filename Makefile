@@ -2,6 +2,7 @@
 #
 #   make lab1 | lab2 | lab3 ... build your labs/<lab>/kernel.cu, run its tests, then a short demo
 #        KERNEL=path/to/kernel.cu   test another file instead
+#   make pitfall LAB=3 NAME=missing_second_barrier   a known-wrong kernel through lab 3's tests: its feedback
 #   make grade                  score every lab in labs/   (SUBMISSION=dir to score a student's folder)
 #   make test                   the project's own tests (emulator, harness, grader)
 #   make bench-emu              emulator speed, next to Numba's CUDA simulator
@@ -18,10 +19,13 @@ backend_flag = $(if $(BACKEND),--backend $(BACKEND))
 # one target per folder labs/labN-topic
 LAB_TARGETS := $(sort $(foreach d,$(wildcard labs/lab*-*/lab.h),$(firstword $(subst -, ,$(notdir $(patsubst %/,%,$(dir $(d))))))))
 
-.PHONY: $(LAB_TARGETS) help grade test test-emulator test-grader test-nvcc bench-emu clean
+.PHONY: $(LAB_TARGETS) help pitfall grade test test-emulator test-grader test-nvcc bench-emu clean
 
 $(LAB_TARGETS):
 	@$(LABTOOL) lab $@ $(if $(KERNEL),--kernel $(KERNEL)) $(backend_flag)
+
+pitfall:
+	@$(LABTOOL) pitfall $(if $(LAB),--lab $(LAB)) $(if $(NAME),--name $(NAME))
 
 grade:
 	@$(LABTOOL) grade $(if $(SUBMISSION),--submission $(SUBMISSION)) $(backend_flag)

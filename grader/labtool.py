@@ -3,6 +3,7 @@
 
     grader/labtool.py lab lab3 [--kernel FILE] [--backend gpu|emu]     what `make lab3` runs
     grader/labtool.py grade [--submission DIR] [--backend gpu|emu]     what `make grade` runs
+    grader/labtool.py pitfall --lab 3 --name NAME                      what `make pitfall` runs (grader/pitfalls.py)
 
 Backends: `gpu` builds with nvcc and runs on the GPU; `emu` builds with tools/emucc and runs on the CPU emulator,
 which also measures memory traffic and checks memory safety. Traffic and safety are always judged on the emulator,
@@ -52,13 +53,46 @@ def size_multiple(lab):
 # of its tile; lab 1 runs its host_flow.cu instead.
 DEMO_ARGS = {"lab2-tiled": ["32", "1", "2"]}
 DEFAULT_DEMO_ARGS = ["34", "1", "2"]
-# Points per lab, shared equally by the test cases of each suite. Traffic and safety are only awarded to a
-# kernel whose results are right, so a skeleton scores zero.
+# Points per lab, shared equally by the test cases of each suite. Traffic and safety are only awarded when every
+# correctness case of the lab passes (hidden ones included), so a skeleton, or a kernel right on some shapes only,
+# scores nothing for them: fewer bytes or a clean run are worth nothing for wrong results.
 SUITE_POINTS = {"correctness": 60, "traffic": 25, "memory safety": 15}
+WITHHELD = ("not awarded: traffic and memory safety points need every correctness test of %s to pass, and %d of %d "
+            "failed (this test on its own passed)")
 TEST_TIMEOUT_S = 120  # per test case, on top of the emulator's own CUDAEMU_TIMEOUT
 # A sandboxed lab's wall-clock budget for all its test cases together, however many there are
 LAB_WALL_S = int(os.environ.get("GRADE_LAB_WALL_S") or 900)
 COMMON_SOURCES = ["harness.cpp", "reference_gemm.cpp", "doctest_main.cpp", "demo.cpp"]
+
+
+def pristine_labs():
+    """The labs/ folder as committed (git HEAD), unpacked under build/pristine/: what the course's own tests use for
+    skeletons and blank answers files, so that they never depend on a student's work in labs/. Where there is no
+    git history (the student handout, an unpacked release), labs/ itself."""
+    head = subprocess.run(["git", "-C", ROOT, "rev-parse", "--verify", "-q", "HEAD:labs"], capture_output=True,
+                          text=True)  # the committed labs/ folder's tree: a new copy only when labs/ changes
+    top = subprocess.run(["git", "-C", ROOT, "rev-parse", "--show-toplevel"], capture_output=True, text=True)
+    if head.returncode != 0 or os.path.realpath(top.stdout.strip() or "/nonexistent") != os.path.realpath(ROOT):
+        return os.path.join(ROOT, "labs")
+    where = os.path.join(ROOT, "build", "pristine", head.stdout.strip())
+    if not os.path.isdir(os.path.join(where, "labs")):
+        partial = "%s.%d-%d.tmp" % (where, os.getpid(), threading.get_ident())
+        shutil.rmtree(partial, ignore_errors=True)
+        os.makedirs(partial)
+        archive = subprocess.run(["git", "-C", ROOT, "archive", "--format=tar", "HEAD", "labs"], capture_output=True)
+        if archive.returncode != 0:
+            raise SystemExit("labtool: git archive HEAD labs failed: %s" % archive.stderr.decode(errors="replace"))
+        subprocess.run(["tar", "-x", "-C", partial], input=archive.stdout, check=True)
+        try:
+            os.rename(partial, where)
+        except OSError:  # another process unpacked the same commit first
+            shutil.rmtree(partial, ignore_errors=True)
+    return os.path.join(where, "labs")
+
+
+def skeleton(lab):
+    """The lab's untouched kernel.cu (see pristine_labs)."""
+    return os.path.join(pristine_labs(), lab, "kernel.cu")
 
 
 class BuildError(Exception):
@@ -214,9 +248,10 @@ class Toolchain:
         return self.compile(os.path.join(ROOT, "common", name), obj, [os.path.join(ROOT, "common"),
                                                                       os.path.join(ROOT, "labs", lab)])
 
-    def build_lab(self, lab, kernel, out_dir, shown_as=None, with_demo=True):
+    def build_lab(self, lab, kernel, out_dir, shown_as=None, with_demo=True, prebuilt=None):
         """Builds the lab's test binary (and demo) against `kernel`; returns {name: path}. Diagnostics name the
-        kernel `shown_as` (default: its path)."""
+        kernel `shown_as` (default: its path). With `prebuilt`, the kernel's object the course built (a pitfall
+        in the handout) is linked instead, and `kernel` is not compiled."""
         common = os.path.join(ROOT, "common")
         lab_dir = os.path.join(ROOT, "labs", lab)
         includes = [common, lab_dir]
@@ -226,7 +261,10 @@ class Toolchain:
         kernel_obj = os.path.join(out_dir, "kernel.o")
         if os.path.exists(kernel_obj):
             os.remove(kernel_obj)  # always rebuilt: the kernel is what changes
-        self.compile(kernel, kernel_obj, includes, shown_as, untrusted=True)
+        if prebuilt:
+            shutil.copyfile(prebuilt, kernel_obj)
+        else:
+            self.compile(kernel, kernel_obj, includes, shown_as, untrusted=True)
         shared = [self.common_object(n, lab) for n in ("harness.cpp", "reference_gemm.cpp")]
         bins = {"tests": self.link([tests_obj, kernel_obj, self.common_object("doctest_main.cpp", lab)] + shared,
                                    os.path.join(out_dir, "tests"))}
@@ -254,7 +292,7 @@ class Toolchain:
                                      [common, lab_dir]),
                         self.common_object("doctest_main.cpp", lab),
                         self.common_object("harness.cpp", lab), self.common_object("reference_gemm.cpp", lab),
-                        self.compile(os.path.join(lab_dir, "kernel.cu"), os.path.join(self.dir, "obj", lab + "-skeleton.o"),
+                        self.compile(skeleton(lab), os.path.join(self.dir, "obj", lab + "-skeleton.o"),
                                      [common, lab_dir])]
                 lister = os.path.join(self.dir, "obj", lab + "-cases")
                 if newer(lister, objs):
@@ -447,6 +485,45 @@ def cmd_lab(args):
 
 
 # ---------------------------------------------------------------------------------------------------------------
+# `make pitfall`
+# ---------------------------------------------------------------------------------------------------------------
+def cmd_pitfall(args):
+    """Runs a known-wrong kernel through the lab's tests and demo on the emulator, to show the feedback its bug
+    gets. Exits 0 when the tests fail, as they must; 1 if they pass (the pitfall no longer shows anything)."""
+    import pitfalls
+    lab = SHORT.get(args.lab, SHORT.get("lab" + str(args.lab), args.lab)) if args.lab else None
+    if lab not in LABS:
+        raise SystemExit("labtool: say which lab: make pitfall LAB=N NAME=name (LAB one of %s)"
+                         % ", ".join(s[3:] for s in SHORT))
+    found = pitfalls.available(lab)
+    if not found:
+        raise SystemExit("labtool: %s has no pitfalls to show" % lab)
+    if args.name not in found:
+        raise SystemExit("labtool: %s NAME=%s; %s's pitfalls: %s"
+                         % ("no pitfall" if args.name else "say which pitfall:", args.name or "name", lab,
+                            ", ".join(found)))
+    pit = found[args.name]
+    say("== pitfall %s (%s): %s" % (pit.name, lab, pit.description))
+    out_dir = os.path.join(ROOT, "build", "emu", lab, "pitfall-" + pit.name)
+    try:
+        bins = Toolchain("emu").build_lab(lab, pit.source, out_dir, shown_as=pit.shown_as, prebuilt=pit.obj)
+    except BuildError as e:
+        say(str(e))
+        say("labtool: the pitfall %s did not build here" % pit.name)
+        return 1
+    say("== %s: tests on the CPU emulator" % lab)
+    failed = subprocess.run([bins["tests"]], env=test_env()).returncode != 0
+    if "demo" in bins:
+        say("== %s: demo" % lab)
+        subprocess.run([bins["demo"]] + DEMO_ARGS.get(lab, DEFAULT_DEMO_ARGS), env=test_env())
+    if not failed:
+        say("labtool: the pitfall %s passed every test: it no longer shows its bug" % pit.name)
+        return 1
+    say("== the failures above are what a kernel with this bug gets (%s)" % pit.name)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------------------------
 # `make grade`
 # ---------------------------------------------------------------------------------------------------------------
 def grade_lab(lab, kernel, backend, work_dir, make_sandbox=None):
@@ -508,6 +585,8 @@ def score(results):
         for r in lab_results:
             suites.setdefault(r["suite"], []).append(r)
         missing_points = sum(p for s, p in SUITE_POINTS.items() if s not in suites)
+        correctness = suites.get("correctness", [])
+        wrong = sum(not r["passed"] for r in correctness)
         for suite, rs in suites.items():
             points = SUITE_POINTS.get(suite, 0)
             if suite == "correctness":
@@ -515,10 +594,23 @@ def score(results):
             # in hundredths of a point, the remainder spread over the first cases, so a suite adds up exactly
             share, extra = divmod(round(points * 100), len(rs))
             for i, r in enumerate(rs):
+                r.pop("withheld", None)  # score() may run again on the same results (after the hidden tests)
+                if suite != "correctness" and r["passed"] and wrong:
+                    r["withheld"] = WITHHELD % (lab, wrong, len(correctness))
                 r["max_score"] = (share + (1 if i < extra else 0)) / 100
-                r["score"] = r["max_score"] if r["passed"] else 0.0
+                r["score"] = r["max_score"] if earned(r) else 0.0
         totals[lab] = (round(sum(r["score"] for r in lab_results), 2), round(sum(r["max_score"] for r in lab_results), 2))
     return totals
+
+
+def earned(r):
+    """Whether a scored result earned its points: it passed, and score() did not withhold them."""
+    return r["passed"] and not r.get("withheld")
+
+
+def report_output(r):
+    """What a report says about a result: why its points were withheld, if they were, then its own output."""
+    return "\n".join(t for t in (r.get("withheld", ""), r["output"]) if t)
 
 
 def write_reports(results, totals, out_dir, backend):
@@ -529,27 +621,27 @@ def write_reports(results, totals, out_dir, backend):
         "output": "Graded on the %s." % ("GPU (traffic and safety on the CPU emulator)" if backend == "gpu"
                                          else "CPU emulator"),
         "tests": [{"name": clean("%s: %s: %s" % (r["lab"], r["suite"], r["name"])), "score": r["score"],
-                   "max_score": r["max_score"], "status": "passed" if r["passed"] else "failed",
-                   "output": clean(cap_output(r["output"])), "visibility": r.get("visibility", "visible")}
+                   "max_score": r["max_score"], "status": "passed" if earned(r) else "failed",
+                   "output": clean(cap_output(report_output(r))), "visibility": r.get("visibility", "visible")}
                   for r in results],
     }
     with open(os.path.join(out_dir, "results.json"), "w") as f:
         json.dump(doc, f, indent=2, ensure_ascii=False)
         f.write("\n")
     lines = ['<?xml version="1.0" encoding="UTF-8"?>',
-             '<testsuites tests="%d" failures="%d">' % (len(results), sum(not r["passed"] for r in results))]
+             '<testsuites tests="%d" failures="%d">' % (len(results), sum(not earned(r) for r in results))]
     for lab in LABS:
         rs = [r for r in results if r["lab"] == lab]
         if not rs:
             continue
         lines.append('  <testsuite name=%s tests="%d" failures="%d">' % (quoteattr(lab), len(rs),
-                                                                        sum(not r["passed"] for r in rs)))
+                                                                        sum(not earned(r) for r in rs)))
         for r in rs:
             name = quoteattr(clean("%s: %s" % (r["suite"], r["name"])))
-            if r["passed"]:
+            if earned(r):
                 lines.append("    <testcase classname=%s name=%s/>" % (quoteattr(lab), name))
             else:
-                output = clean(cap_output(r["output"]))
+                output = clean(cap_output(report_output(r)))
                 first = output.splitlines()[0] if output else "failed"
                 lines.append("    <testcase classname=%s name=%s>" % (quoteattr(lab), name))
                 lines.append("      <failure message=%s>%s</failure>" % (quoteattr(first[:300]), escape(output)))
@@ -598,8 +690,8 @@ def cmd_grade(args):
             results.extend(f.result())
     totals = score(results)
     for r in results:
-        if not r["passed"]:
-            say("FAILED %s: %s: %s\n  %s" % (r["lab"], r["suite"], r["name"], r["output"].replace("\n", "\n  ")))
+        if not earned(r):
+            say("FAILED %s: %s: %s\n  %s" % (r["lab"], r["suite"], r["name"], report_output(r).replace("\n", "\n  ")))
     print_table(results, totals)
     write_reports(results, totals, out_dir, backend)
     say("wrote %s and %s" % (os.path.relpath(os.path.join(out_dir, "results.json"), os.getcwd()),
@@ -614,12 +706,15 @@ def main(argv):
     p.add_argument("lab")
     p.add_argument("--kernel")
     p.add_argument("--backend")
+    p = sub.add_parser("pitfall", help="run a known-wrong kernel through a lab's tests, to see its feedback")
+    p.add_argument("--lab")
+    p.add_argument("--name")
     p = sub.add_parser("grade", help="grade every lab of a submission")
     p.add_argument("--submission")
     p.add_argument("--backend")
     p.add_argument("--out")
     args = parser.parse_args(argv)
-    return cmd_lab(args) if args.command == "lab" else cmd_grade(args)
+    return {"lab": cmd_lab, "pitfall": cmd_pitfall, "grade": cmd_grade}[args.command](args)
 
 
 if __name__ == "__main__":

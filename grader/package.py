@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
-"""package — the course's two releases, built from the working tree.
+"""package — the course's two releases, built from the working tree (labs/ as committed).
 
     grader/package.py handout       build/handout/course/ and build/handout/course.tar.gz   (make handout)
     grader/package.py gradescope    build/gradescope/autograder.zip                        (make gradescope)
 
 The handout is what students get: the labs, lessons, harness, emulator and `make labN`. It is built from a list of
 what to include, so anything new stays out until it is added here: no solutions/, no hidden tests, no kernel
-catalogues, and of the grader only labtool.py (which `make labN` runs) and the confinement check it applies
-(confine.py and its allowlist, so that a student sees a refusal before submitting).
+catalogues, and of the grader only labtool.py (which `make labN` runs), the confinement check it applies
+(confine.py and its allowlist, so that a student sees a refusal before submitting) and pitfalls.py: the
+catalogue's known-wrong kernels go out as emulator objects in pitfalls/<lab>/, for `make pitfall`, never as source.
 
 The Gradescope autograder is the course without solutions/ and without the grader's test catalogues, plus
 setup.sh (installs the Debian packages through tools/install-deps) and run_autograder (grades
 /autograder/submission into /autograder/results/results.json; AUTOGRADER_ROOT moves /autograder, for tests).
 """
+import concurrent.futures
 import os
 import re
 import shutil
@@ -21,10 +23,13 @@ import tarfile
 import zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import labtool  # noqa: E402  (pristine_labs, and the toolchain that builds the pitfalls)
+import pitfalls  # noqa: E402
 
 # What students get. Folders are copied whole, except what SKIP names.
 HANDOUT = ["Makefile", "README.md", ".gitignore", "common", "docs", "labs", "tests", "tools", "grader/labtool.py",
-           "grader/confine.py", "grader/confine_allowlist.txt", "mk"]
+           "grader/confine.py", "grader/confine_allowlist.txt", "grader/pitfalls.py", "mk"]
 # What the autograder needs: everything students get, and the grader's grading parts.
 AUTOGRADER = HANDOUT + ["grader/classgrade.py", "grader/sandbox.py", "grader/hidden"]
 OPTIONAL = {"mk"}  # other topics' make targets, where there are any
@@ -55,9 +60,15 @@ def say(message):
     print(message, flush=True)
 
 
+def source_of(name):
+    """Where `name` is copied from: labs/ as committed (labtool.pristine_labs), so that a release never carries
+    work done in this checkout's labs/; everything else from the working tree."""
+    return labtool.pristine_labs() if name == "labs" else os.path.join(ROOT, name)
+
+
 def copy_tree(names, dest):
     for name in names:
-        src = os.path.join(ROOT, name)
+        src = source_of(name)
         if not os.path.exists(src) and name in OPTIONAL:
             continue
         if not os.path.exists(src):
@@ -67,7 +78,7 @@ def copy_tree(names, dest):
             shutil.copy2(src, os.path.join(dest, name))
             continue
         for dirpath, dirnames, filenames in os.walk(src):
-            rel_dir = os.path.relpath(dirpath, ROOT)
+            rel_dir = os.path.normpath(os.path.join(name, os.path.relpath(dirpath, src)))
             dirnames[:] = sorted(d for d in dirnames if d not in SKIP and os.path.join(rel_dir, d) not in SKIP)
             for f in sorted(filenames):
                 rel = os.path.join(rel_dir, f)
@@ -85,8 +96,17 @@ make help
 ```
 
 The first installs the Debian packages the course needs and runs lab 1's tests on your (unfinished) kernel — on
-the emulator when there is no GPU; they fail until you fill in the `TODO(student)` parts. The second lists every
-make target.
+the emulator when there is no GPU. They fail until you fill in the `TODO(student)` parts, and each says what is
+wrong:
+
+```
+TEST CASE:  width=34 with A = 1, B = 2: every value is 68.0
+  ... 1156 of 1156 elements are wrong; the first is C[0][0] (row, col): got nan, want 68 ...
+[doctest] test cases:  8 | 0 passed |  8 failed | 0 skipped
+```
+
+Read [lesson 1](docs/lesson1-naive.md), fill in the kernel, and run `make lab1` again until every test passes. The
+second command lists every make target.
 """
 
 
@@ -102,11 +122,40 @@ def student_readme(text):
     return "".join(out)
 
 
+def build_pitfalls(tree):
+    """The catalogue's known-wrong kernels (grader/pitfalls.py) as emulator objects in tree/pitfalls/<lab>/, each
+    with its description, for `make pitfall`: students see what each bug gets without its source, which is the
+    lab's solution with one line wrong."""
+    jobs = []
+    for lab in labtool.LABS:
+        for pit in pitfalls.available(lab).values():
+            where = os.path.join(tree, "pitfalls", lab)
+            os.makedirs(where, exist_ok=True)
+            with open(os.path.join(where, pit.name + ".txt"), "w", encoding="utf-8") as f:
+                f.write(pit.description + "\n")
+            jobs.append((lab, pit, os.path.join(where, pit.name + ".o")))
+    toolchain = labtool.Toolchain("emu")
+    includes = [os.path.join(ROOT, "common")]
+
+    def build(job):
+        lab, pit, obj = job
+        # compiled against the committed lab.h, exactly as the handout ships it
+        toolchain.compile(pit.source, obj, includes + [os.path.join(labtool.pristine_labs(), lab)],
+                          shown_as="pitfall/%s.cu" % pit.name)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        list(pool.map(build, jobs))
+    return len(jobs)
+
+
 def cmd_handout():
     out = os.path.join(ROOT, "build", "handout")
     tree = os.path.join(out, "course")
     shutil.rmtree(out, ignore_errors=True)
     copy_tree(HANDOUT, tree)
+    try:
+        built = build_pitfalls(tree)
+    except labtool.BuildError as e:
+        raise SystemExit("package: a pitfall kernel did not build:\n%s" % e)
     readme = os.path.join(tree, "README.md")
     with open(readme) as f:
         text = student_readme(f.read())
@@ -116,7 +165,7 @@ def cmd_handout():
     with tarfile.open(tarball, "w:gz") as t:
         t.add(tree, arcname="course")
     files = sum(len(f) for _, _, f in os.walk(tree))
-    say("wrote %s (%d files) and %s" % (os.path.relpath(tree), files, os.path.relpath(tarball)))
+    say("wrote %s (%d files, %d pitfalls) and %s" % (os.path.relpath(tree), files, built, os.path.relpath(tarball)))
     return 0
 
 

@@ -31,6 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import classgrade  # noqa: E402
 import confine  # noqa: E402
 import labtool  # noqa: E402
+import test_handout_commands  # noqa: E402
 from selftest import Tally  # noqa: E402
 import sandbox  # noqa: E402
 
@@ -75,7 +76,7 @@ def make_class(folder):
     expect["zipped"] = ("graded", {LABS[0]: 100}, "")
     # a tar.gz of an untouched skeleton: graded, zero, with the diagnosis (hidden sizes cannot change that)
     with tarfile.open(os.path.join(folder, "wrong.tar.gz"), "w:gz") as t:
-        t.add(os.path.join(ROOT, "labs", LABS[0], "kernel.cu"), "%s/kernel.cu" % LABS[0])
+        t.add(labtool.skeleton(LABS[0]), "%s/kernel.cu" % LABS[0])
     expect["wrong"] = ("graded", {LABS[0]: 0}, "elements are wrong")
     # malformed entries
     os.makedirs(os.path.join(folder, "empty"))
@@ -299,7 +300,7 @@ def check_resume(t, submissions, out):
         "a second run keeps every result and grades nothing", proc.stdout[-2000:] + proc.stderr[-2000:])
     # one student changes: the empty folder gets a lab
     os.makedirs(os.path.join(submissions, "empty", LABS[0]))
-    shutil.copy(os.path.join(ROOT, "labs", LABS[0], "kernel.cu"), os.path.join(submissions, "empty", LABS[0]))
+    shutil.copy(labtool.skeleton(LABS[0]), os.path.join(submissions, "empty", LABS[0]))
     proc = run_grade_all(submissions, out)
     row = {r["student"]: r for r in read_gradebook(out)}.get("empty", {})
     t.check(proc.returncode == 0 and " 1 to grade" in proc.stdout and row.get("status") == "graded" and
@@ -504,16 +505,22 @@ def check_handout(t, tmp):
         tf.extractall(where)  # our own tarball, just built
     course = os.path.join(where, "course")
     leaked = [p for p in INSTRUCTOR_ONLY if os.path.exists(os.path.join(course, p))]
-    t.check(not leaked and sorted(os.listdir(os.path.join(course, "grader"))) == ["confine.py", "confine_allowlist.txt", "labtool.py"],
+    t.check(not leaked and sorted(os.listdir(os.path.join(course, "grader"))) == ["confine.py", "confine_allowlist.txt",
+                                                                                  "labtool.py", "pitfalls.py"],
             "the handout has no solutions, hidden tests, catalogues or instructor tools", leaked)
+    shipped = [os.path.relpath(os.path.join(d, f), course) for d, _, fs in os.walk(os.path.join(course, "pitfalls"))
+               for f in fs]
+    t.check(shipped and all(f.endswith((".o", ".txt")) for f in shipped),
+            "the handout's pitfalls are compiled objects and descriptions, no source (%d files)" % len(shipped), shipped)
     labs = sorted(os.listdir(os.path.join(course, "labs")))
     t.check(labs == LABS, "the handout has every lab (%s)" % ", ".join(labs))
     env = dict(os.environ)
     env.pop("CUDAEMU_CACHE", None)  # its own emulator runtime, built in its own build/
+    outputs = {}
     for lab in labs:
         short = lab.split("-")[0]
         proc = subprocess.run(["make", short, "BACKEND=emu"], capture_output=True, text=True, cwd=course, env=env)
-        out = proc.stdout + proc.stderr
+        out = outputs[short] = proc.stdout + proc.stderr
         t.check(proc.returncode != 0 and "elements are wrong" in out and "| 0 passed |" in out,
                 "handout: make %s builds the skeleton, fails its tests with the first wrong element, exits non-zero"
                 % short, out[-2000:])
@@ -522,6 +529,16 @@ def check_handout(t, tmp):
     t.check("## Instructors" not in readme and "## Grading a class" not in readme and "SUBMISSION=solutions" not in
             readme and "tools/install-deps && make lab1" in readme and "## Students" in readme,
             "handout: the README keeps the students' sections and starts with their commands", readme[:1500])
+    for where, text in (("README.md", open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()),
+                        ("the handout's README.md", readme)):
+        # the sample under the first `make lab1`: each piece between "..." is in what make lab1 printed
+        sample = re.search(r"(?s)make lab1\n.*?```\n.*?```\n(.*?)```", text)
+        pieces = [p.strip() for line in (sample.group(1).splitlines() if sample else [])
+                  for p in line.split("...") if p.strip()]
+        missing = [p for p in pieces if p not in outputs.get("lab1", "")]
+        t.check(len(pieces) >= 3 and not missing, "%s: the sample of make lab1's output is what it prints" % where,
+                "missing: %s\n%s" % (missing, outputs.get("lab1", "")[-1500:]))
+    test_handout_commands.check_lesson_commands(t, course, env)
     proc = subprocess.run(["make", "test"], capture_output=True, text=True, cwd=course, env=env)
     t.check(proc.returncode != 0 and proc.stderr.strip().splitlines()[:1] ==
             ["make test: the course's own tests need the full repository, not the student handout; run make labN"],
@@ -551,7 +568,7 @@ def check_gradescope(t, tmp):
     os.makedirs(os.path.join(submission, LABS[0]))
     shutil.copy(os.path.join(ROOT, "solutions", LABS[0], "kernel.cu"), os.path.join(submission, LABS[0]))
     os.makedirs(os.path.join(submission, LABS[-1]))
-    shutil.copy(os.path.join(ROOT, "labs", LABS[-1], "kernel.cu"), os.path.join(submission, LABS[-1]))
+    shutil.copy(labtool.skeleton(LABS[-1]), os.path.join(submission, LABS[-1]))
     env = dict(os.environ, AUTOGRADER_ROOT=root, **LIMITS)
     proc = subprocess.run([os.path.join(source, "run_autograder")], capture_output=True, text=True, env=env)
     try:

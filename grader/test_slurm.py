@@ -129,7 +129,7 @@ def make_class(folder):
     os.makedirs(os.path.join(folder, "correct", LABS[0]))
     shutil.copy(os.path.join(ROOT, "solutions", LABS[0], "kernel.cu"), os.path.join(folder, "correct", LABS[0]))
     with tarfile.open(os.path.join(folder, "skeleton.tar.gz"), "w:gz") as t:
-        t.add(os.path.join(ROOT, "labs", LABS[-1], "kernel.cu"), "%s/kernel.cu" % LABS[-1])
+        t.add(labtool.skeleton(LABS[-1]), "%s/kernel.cu" % LABS[-1])
     with open(os.path.join(folder, "broken.zip"), "wb") as f:
         f.write(b"PK not a zip")
     os.makedirs(os.path.join(folder, "include_solution", "lab1-naive"))

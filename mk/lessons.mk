@@ -3,10 +3,12 @@
 #   make traffic M=55 K=48 N=43 TILE=16   grid, phases, bytes read and written, FLOPs, intensity (naive vs tiled)
 #        LAB=5 instead of TILE            the same for that lab's block tile and register tiles (labs 2-6)
 #        LAB=6 SPLIT=8 SMS=132 PER_SM=2   ... with K split 8 ways, and the waves on a GPU of 132 multiprocessors
-#   make trace M=4 K=4 N=4 TILE=2         the tiled algorithm phase by phase for block (0, 0); small sizes only
-#   make heatmap LAB=3 [KERNEL=file] [M=.. K=.. N=..]   SVG maps of per-element reads and writers, in build/heatmap/
+#   make trace M=4 K=4 N=4 TILE=2 [BLOCK=x,y]   the tiled algorithm phase by phase for one block (default 0,0)
+#   make heatmap LAB=3 [KERNEL=file] [M=.. K=.. N=..]   SVG maps of per-element reads and writers, in build/heatmap/,
+#                                         and which launched blocks wrote nothing
 #   make answers [LAB=3]                  check labs/<lab>/answers.txt against the lesson's exercises
 #        ANSWERS=file                     (with LAB) check another answers file
+#        REVEAL=1                         the answers to the wrong ones now, not a hint first
 #   make test-lessons                     the tools' own tests (part of make test)
 
 LESSON := $(PYTHON) tools/lesson
@@ -17,13 +19,13 @@ traffic:
 	@$(LESSON) traffic M=$(M) K=$(K) N=$(N) TILE=$(TILE) LAB=$(LAB) SPLIT=$(SPLIT) SMS=$(SMS) PER_SM=$(PER_SM)
 
 trace:
-	@$(LESSON) trace M=$(M) K=$(K) N=$(N) TILE=$(TILE)
+	@$(LESSON) trace M=$(M) K=$(K) N=$(N) TILE=$(TILE) BLOCK=$(BLOCK)
 
 heatmap:
 	@$(LESSON) heatmap LAB=$(LAB) KERNEL=$(KERNEL) M=$(M) K=$(K) N=$(N)
 
 answers:
-	@$(LESSON) answers LAB=$(LAB) ANSWERS=$(ANSWERS)
+	@$(LESSON) answers LAB=$(LAB) ANSWERS=$(ANSWERS) REVEAL=$(REVEAL)
 
 TESTS += test-lessons
 

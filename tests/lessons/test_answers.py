@@ -1,60 +1,144 @@
-"""`make answers`: right answers pass, wrong ones are marked wrong and explained, blanks are not answered."""
+"""`make answers`: right answers pass, wrong ones get a hint and then the answer explained, blanks are not answered;
+units, multiple choice and keyword answers."""
 import os
 import tempfile
 import unittest
 
 from support import ROOT, assert_usage_error, lesson
 
+import answers
 import calculator as calc
-from lesson_marks import lesson_of_lab, read_marks
+import emulator
+from lesson_marks import Question, lesson_of_lab, read_marks, read_questions
 
 LAB = "lab3-boundary"
+
+
+def shipped(lab):
+    """The lab's answers.txt as committed: a student's own answers in labs/ never change these tests."""
+    return os.path.join(emulator.labtool.pristine_labs(), lab, "answers.txt")
 
 
 class AnswerChecker(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.exercises = read_marks(lesson_of_lab(LAB))[1]
+        cls.questions = read_questions(lesson_of_lab(LAB))
+        cls.items = len(cls.exercises) + len(cls.questions)
         cls.tmp = tempfile.TemporaryDirectory()
+        cls.files = 0
 
     @classmethod
     def tearDownClass(cls):
         cls.tmp.cleanup()
 
-    def answers_file(self, answers):
-        path = os.path.join(self.tmp.name, "answers.txt")
+    def answers_file(self, answers, name=None):
+        """A new answers file (a new name each time, so no earlier wrong tries count) unless `name` is given."""
+        if name is None:
+            type(self).files += 1
+        path = os.path.join(self.tmp.name, name or "answers-%d.txt" % self.files)
         with open(path, "w", encoding="utf-8") as f:
             f.write("# a student's answers\n" + "".join("%s = %s\n" % kv for kv in answers.items()))
         return path
 
     def right_answers(self):
-        return {e.id: calc.format_number(calc.value(e.quantity, e.shape), calc.QUANTITIES[e.quantity].decimals)
-                for e in self.exercises}
+        right = {e.id: calc.format_number(calc.value(e.quantity, e.shape), calc.QUANTITIES[e.quantity].decimals)
+                 for e in self.exercises}
+        for q in self.questions:
+            right[q.id] = q.answer["choice"] if "choice" in q.answer else " ".join(g[0] for g in q.answer["keywords"])
+        return right
+
+    def line_of(self, proc, item):
+        return next(line for line in proc.stdout.splitlines() if line.strip().startswith(item + " "))
 
     def test_the_shipped_blank_file_is_not_answered(self):
-        proc = lesson("answers", "LAB=3")
+        proc = lesson("answers", "LAB=3", "ANSWERS=" + shipped(LAB))
         self.assertEqual(proc.returncode, 1)
-        self.assertEqual(proc.stdout.count("not answered yet"), len(self.exercises))
-        self.assertIn("0 of %d right" % len(self.exercises), proc.stdout)
+        self.assertEqual(proc.stdout.count("not answered yet"), self.items)
+        self.assertIn("0 of %d right" % self.items, proc.stdout)
+        self.assertGreaterEqual(len(self.questions), 2)
 
     def test_all_right_passes(self):
         proc = lesson("answers", "LAB=3", "ANSWERS=" + self.answers_file(self.right_answers()))
         self.assertEqual(proc.returncode, 0, proc.stdout)
-        self.assertIn("%d of %d right" % ((len(self.exercises),) * 2), proc.stdout)
-        self.assertNotIn("wrong", proc.stdout)
+        self.assertIn("%d of %d right" % ((self.items,) * 2), proc.stdout)
+        self.assertNotIn(" wrong: ", proc.stdout)
 
-    def test_a_wrong_answer_is_marked_wrong_and_explained(self):
+    def test_a_wrong_answer_gets_a_hint_then_the_answer_after_a_second_wrong_try(self):
         answers = self.right_answers()
         wrong = next(e for e in self.exercises if e.quantity == "tiled_read_bytes")
         right_value = calc.value(wrong.quantity, wrong.shape)
+        working = calc.QUANTITIES[wrong.quantity].working(wrong.shape)
         answers[wrong.id] = str(right_value + 4)
-        proc = lesson("answers", "LAB=3", "ANSWERS=" + self.answers_file(answers))
-        self.assertEqual(proc.returncode, 1)
-        line = next(line for line in proc.stdout.splitlines() if line.strip().startswith(wrong.id + " "))
-        self.assertIn("wrong: you wrote %d, the answer is %s" % (right_value + 4, calc.format_number(right_value)),
+        path = self.answers_file(answers)
+        for attempt in range(2):  # the same wrong answer again is not a second try
+            proc = lesson("answers", "LAB=3", "ANSWERS=" + path)
+            self.assertEqual(proc.returncode, 1)
+            line = self.line_of(proc, wrong.id)
+            self.assertIn("wrong: you wrote %d. Hint: it is the %s: %s" % (
+                right_value + 4, calc.QUANTITIES[wrong.quantity].meaning, working.split(" = ")[0]), line)
+            self.assertNotIn(calc.format_number(right_value), line)
+            self.assertNotIn(working, line)
+        self.assertIn("%d of %d right" % (self.items - 1, self.items), proc.stdout)
+        answers[wrong.id] = str(right_value + 8)
+        proc = lesson("answers", "LAB=3", "ANSWERS=" + self.answers_file(answers, os.path.basename(path)))
+        line = self.line_of(proc, wrong.id)
+        self.assertIn("wrong: you wrote %d, the answer is %s" % (right_value + 8, calc.format_number(right_value)),
                       line)
-        self.assertIn(calc.QUANTITIES[wrong.quantity].working(wrong.shape), line)
-        self.assertIn("%d of %d right" % (len(self.exercises) - 1, len(self.exercises)), proc.stdout)
+        self.assertIn(working, line)
+
+    def test_reveal_shows_the_answer_at_once_and_nothing_else_is_accepted(self):
+        wrong = next(e for e in self.exercises if e.quantity == "phases")
+        right_value = calc.value(wrong.quantity, wrong.shape)
+        path = self.answers_file({wrong.id: str(right_value + 1)})
+        proc = lesson("answers", "LAB=3", "ANSWERS=" + path, "REVEAL=1")
+        self.assertIn("the answer is %d" % right_value, self.line_of(proc, wrong.id))
+        assert_usage_error(self, "answers", ["LAB=3", "ANSWERS=" + path, "REVEAL=yes"], "REVEAL=yes")
+
+    def test_units_are_accepted_but_not_multipliers_or_the_wrong_unit(self):
+        blocks = next(e for e in self.exercises if e.quantity == "blocks")
+        read = next(e for e in self.exercises if e.quantity == "tiled_read_bytes")
+        n, b = calc.value("blocks", blocks.shape), calc.value("tiled_read_bytes", read.shape)
+        for exercise, written, right in [(blocks, "%d blocks" % n, True), (blocks, "%d  blocks." % n, True),
+                                         (blocks, "%d" % n, True), (blocks, "%d bytes" % n, False),
+                                         (read, "%s bytes" % calc.format_number(b), True),
+                                         (read, "%s B" % calc.format_number(b), True),
+                                         (read, "%d floats" % b, False), (read, "%d KiB" % b, False),
+                                         (blocks, "blocks", False)]:
+            with self.subTest(written=written):
+                proc = lesson("answers", "LAB=3", "ANSWERS=" + self.answers_file({exercise.id: written}))
+                line = self.line_of(proc, exercise.id)
+                self.assertEqual(" right: " in line, right, line)
+        line = self.line_of(lesson("answers", "LAB=3", "ANSWERS=" + self.answers_file({read.id: "%d floats" % b})),
+                            read.id)
+        self.assertIn("the question asks for bytes, not floats", line)
+
+    def test_multiple_choice_takes_one_letter_with_hint_then_answer(self):
+        q = next(q for q in self.questions if "choice" in q.answer)
+        right, wrong = q.answer["choice"], next(c for c in "ABC" if c != q.answer["choice"])
+        for written, ok in [(right, True), (right.lower(), True), ("(%s)" % right, True), (wrong, False)]:
+            with self.subTest(written=written):
+                line = self.line_of(lesson("answers", "LAB=3", "ANSWERS=" + self.answers_file({q.id: written})), q.id)
+                self.assertEqual(" right: " in line, ok, line)
+        line = self.line_of(lesson("answers", "LAB=3", "ANSWERS=" + self.answers_file({q.id: "B and C"})), q.id)
+        self.assertIn("is not one letter", line)
+        path = self.answers_file({q.id: wrong})
+        first = self.line_of(lesson("answers", "LAB=3", "ANSWERS=" + path), q.id)
+        self.assertIn("Hint: " + q.answer["hint"], first)
+        self.assertNotIn(q.answer["why"], first)
+        other = next(c for c in "ABC" if c not in (right, wrong))
+        second = self.line_of(lesson("answers", "LAB=3", "ANSWERS=" + self.answers_file(
+            {q.id: other}, os.path.basename(path))), q.id)
+        self.assertIn("the answer is %s. %s" % (right, q.answer["why"]), second)
+
+    def test_keyword_answers(self):
+        q = Question("9.1", {"keywords": [["race"], ["barrier", "__syncthreads"]], "hint": "h", "why": "w"}, "?")
+        for written, ok in [("a race: a barrier is missing", True), ("Races; add __syncthreads()", True),
+                            ("RACE, BARRIER", True), ("a race", False), ("trace the barrier", False), ("", False)]:
+            with self.subTest(written=written):
+                self.assertEqual(answers.mark_question(q, written)[0], ok)
+        self.assertIn("the answer names race and barrier / __syncthreads", answers.mark_question(q, "x", None,
+                                                                                                 True)[1])
 
     def test_ratios_are_judged_to_two_decimals_and_words_are_not_numbers(self):
         ratio = next(e for e in self.exercises if e.quantity == "tiled_intensity")
@@ -71,20 +155,24 @@ class AnswerChecker(unittest.TestCase):
             exercises = read_marks(lesson_of_lab("lab" + lab))[1]
             right = {e.id: calc.format_number(calc.value(e.quantity, e.shape),
                                               calc.quantities(e.shape)[e.quantity].decimals) for e in exercises}
+            questions = read_questions(lesson_of_lab("lab" + lab))
+            right.update({q.id: q.answer.get("choice") or " ".join(g[0] for g in q.answer["keywords"])
+                          for q in questions})
+            items = len(exercises) + len(questions)
             with self.subTest(lab=lab):
                 self.assertGreaterEqual(len(exercises), 4)
-                blank = lesson("answers", "LAB=" + lab)
+                blank = lesson("answers", "LAB=" + lab, "ANSWERS=" + shipped(emulator.lab_folder(lab)))
                 self.assertEqual(blank.returncode, 1)
-                self.assertEqual(blank.stdout.count("not answered yet"), len(exercises))
+                self.assertEqual(blank.stdout.count("not answered yet"), items)
                 proc = lesson("answers", "LAB=" + lab, "ANSWERS=" + self.answers_file(right))
                 self.assertEqual(proc.returncode, 0, proc.stdout)
-                self.assertIn("%d of %d right" % ((len(exercises),) * 2), proc.stdout)
+                self.assertIn("%d of %d right" % ((items,) * 2), proc.stdout)
             for e in exercises:
                 q = calc.quantities(e.shape)[e.quantity]
                 exact = calc.value(e.quantity, e.shape)
                 wrong = exact + 4 if q.decimals == 0 else exact + 0.25
                 with self.subTest(lab=lab, exercise=e.id):
-                    proc = lesson("answers", "LAB=" + lab, "ANSWERS=" + self.answers_file(
+                    proc = lesson("answers", "LAB=" + lab, "REVEAL=1", "ANSWERS=" + self.answers_file(
                         dict(right, **{e.id: calc.format_number(wrong, q.decimals)})))
                     self.assertEqual(proc.returncode, 1)
                     line = next(line for line in proc.stdout.splitlines() if line.strip().startswith(e.id + " "))

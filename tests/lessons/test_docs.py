@@ -13,7 +13,7 @@ from support import ROOT, run
 
 import answers
 import emulator
-from lesson_marks import MarkError, lesson_files, lesson_of_lab, read_marks, wrong_numbers
+from lesson_marks import MarkError, encode_question, lesson_files, lesson_of_lab, read_marks, read_questions, wrong_numbers
 
 FIGURE = re.compile(r"!\[[^\]]*\]\((img/[^)]+\.svg)\)")
 
@@ -84,11 +84,36 @@ class Exercises(unittest.TestCase):
                     for stated in e.shape.stated_sizes():  # A's and B's sizes, and the tile's
                         self.assertIn(stated, e.context, "exercise %s does not state %s" % (e.id, stated))
 
+    def test_every_lesson_asks_why_and_each_question_is_well_formed(self):
+        for path in lesson_files():
+            number = re.match(r"lesson(\d+)", os.path.basename(path)).group(1)
+            questions = read_questions(path)  # MarkError for a malformed one
+            with self.subTest(lesson=os.path.basename(path)):
+                self.assertGreaterEqual(len(questions), 2)
+                exercises = {e.id for e in read_marks(path)[1]}
+                for q in questions:
+                    self.assertEqual(q.id.split(".")[0], number)
+                    self.assertNotIn(q.id, exercises)
+                    self.assertTrue(q.question.rstrip(".").endswith(("?", ")")) or "?" in q.question, q.question)
+
+    def test_malformed_questions_are_errors(self):
+        where = os.path.join(ROOT, "docs", "lesson9-example.md")
+        good = encode_question({"choice": "B", "hint": "h", "why": "w"})
+        self.assertEqual(len(read_questions(where, "1. <!-- question 9.1: %s --> Which? (A) x (B) y" % good)), 1)
+        for text in ["1. <!-- question 9.1: not-base64! --> Which? (A) x (B) y",
+                     "1. <!-- question 9.1: %s --> Which? (A) x (C) y" % good,  # B is not an option
+                     "1. <!-- question 9.1: %s --> Which?" % encode_question({"choice": "B", "why": "w"}),
+                     "1. <!-- question 9.1: %s --> Why?" % encode_question({"keywords": [], "hint": "h", "why": "w"}),
+                     "1. <!-- question 9.1: %s --> Why?" % encode_question({"keywords": [["a"]], "choice": "A",
+                                                                             "hint": "h", "why": "w"})]:
+            with self.subTest(text=text), self.assertRaises(MarkError):
+                read_questions(where, text)
+
     def test_every_lab_with_exercises_ships_a_blank_answers_file(self):
         for lab in emulator.LABS:
             lesson = lesson_of_lab(lab)
             exercises = read_marks(lesson)[1] if lesson else []
-            path = os.path.join(ROOT, "labs", lab, "answers.txt")
+            path = os.path.join(emulator.labtool.pristine_labs(), lab, "answers.txt")  # as committed, not a student's
             with self.subTest(lab=lab):
                 if not exercises:
                     self.assertFalse(os.path.exists(path), "%s has no exercises to answer" % lesson)

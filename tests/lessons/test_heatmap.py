@@ -13,6 +13,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 import svgrender  # noqa: E402
 
 import calculator as calc
+import emulator
 import heatmap
 
 M, K, N = 40, 24, 36  # partial edge blocks on the right and at the bottom, and a partial last phase
@@ -93,6 +94,32 @@ class HeatmapPictures(unittest.TestCase):
         proc = run(["make", "-s", "heatmap", "LAB=3", "KERNEL=grader/catalogue/lab3/unguarded_store.cu"])
         self.assertNotEqual(proc.returncode, 0)
         self.assertIn("nothing to draw: cudaErrorIllegalAddress", proc.stderr)
+
+    def test_blocks_that_wrote_nothing_are_named(self):
+        # the grid built as (ceil_div(M,16), ceil_div(N,16)) with col from x: on 40×24·24×20 blocks x = 2 own
+        # columns 32..47, all past N = 20, so they store nothing
+        proc = run(["make", "-s", "heatmap", "LAB=3", "KERNEL=grader/catalogue/lab3/swapped_grid_dimensions.cu",
+                    "M=40", "K=24", "N=20"])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("launched blocks that wrote nothing: (2, 0), (2, 1) (2 of 6)", proc.stdout)
+        with open(os.path.join(ROOT, "build", "heatmap", "lab3-boundary", "C-writers.svg"), encoding="utf-8") as f:
+            self.assertIn("4 of 6 blocks of 16×16 threads wrote C; wrote nothing: (2, 0), (2, 1)", f.read())
+
+    def test_silent_blocks_from_the_writers(self):
+        self.assertEqual(heatmap.silent_blocks([0, 0, 2, -1, 5], (3, 2)), [(1, 0), (0, 1), (1, 1)])
+        self.assertEqual(heatmap.silent_blocks([1, 0], (2, 1)), [])
+        self.assertEqual(heatmap.describe_blocks([(i, 0) for i in range(10)], 2), "(0, 0), (1, 0) and 8 more")
+
+    def test_lab4_default_shape_has_several_blocks_with_partial_edges(self):
+        c = emulator.labtool.lab_constants("lab4-coarsening")
+        M, K, N = heatmap.default_shape("lab4-coarsening", c)
+        self.assertLessEqual(max(M, K, N), heatmap.MAX_SIZE)
+        self.assertGreaterEqual(calc.ceil_div(M, c["BM"]) * calc.ceil_div(N, c["BN"]), 4)
+        self.assertTrue(M % c["BM"] and N % c["BN"] and K % c["BK"], (M, K, N))
+        proc = run(["make", "-s", "heatmap", "LAB=4", "KERNEL=solutions/lab4-coarsening/kernel.cu"])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("on %d×%d·%d×%d: grid 2 × 2" % (M, K, K, N), proc.stdout)
+        self.assertIn("every launched block wrote part of C", proc.stdout)
 
     def test_bad_arguments(self):
         for args, why in [([], "LAB is missing"), (["LAB=7"], "no lab '7'"), (["LAB=3", "KERNEL=no/such.cu"],

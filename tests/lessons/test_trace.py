@@ -37,6 +37,25 @@ class TraceCommand(unittest.TestCase):
                          "64 floats = 256 bytes", "savings: 2.00× fewer bytes"]:
             self.assertIn(expected, proc.stdout)
 
+    def test_block_picks_the_traced_block(self):
+        # 5×3·3×7 with TILE=2: a 4 × 3 grid; block (3, 1) owns C[2..3][6..6], its second row and column past C
+        proc = run(["make", "-s", "trace", "M=5", "K=3", "N=7", "TILE=2", "BLOCK=3,1"])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        A, B = phase_trace.counting_matrix(5, 3), phase_trace.counting_matrix(3, 7)
+        want = sum(A[2][k] * B[k][6] for k in range(3))
+        for expected in ["traced for block (3, 1), which computes C[2..3][6..6]", "As = A[2..3][0..1]",
+                         "Bs = B[2..3][6..7]", "C[2][6] = %d; row 2 of A times column 6 of B, summed directly: %d"
+                         % (want, want)]:
+            self.assertIn(expected, proc.stdout)
+
+    def test_a_block_outside_the_grid_or_malformed_is_refused(self):
+        for args, why in [(["M=5", "K=3", "N=7", "TILE=2", "BLOCK=4,0"], "outside the grid of 4 × 3 blocks"),
+                          (["M=5", "K=3", "N=7", "TILE=2", "BLOCK=0,3"], "outside the grid of 4 × 3 blocks"),
+                          (["M=5", "K=3", "N=7", "TILE=2", "BLOCK=1"], "BLOCK=1 is not x,y"),
+                          (["M=5", "K=3", "N=7", "TILE=2", "BLOCK=-1,0"], "BLOCK=-1,0 is not x,y")]:
+            with self.subTest(args=args):
+                assert_usage_error(self, "trace", args, why)
+
     def test_sizes_above_the_limit_are_refused_in_one_line(self):
         for args, why in [(["M=13", "K=4", "N=4", "TILE=2"], "M=13 is above 12"),
                           (["M=4", "K=4", "N=4", "TILE=0"], "TILE=0 must be at least 1"),

@@ -130,18 +130,33 @@ def read_map(name, reads, rows, cols, row_step, col_step, top, kernel):
     return layout, svg_document(layout, title, subtitle, body)
 
 
-def writer_map(writer, writes, rows, cols, block, grid_x, kernel):
+def silent_blocks(writer, grid):
+    """[(bx, by)] of the launched blocks that stored no element of C, in launch order."""
+    wrote = {b for b in writer if b >= 0}
+    return [(b % grid[0], b // grid[0]) for b in range(grid[0] * grid[1]) if b not in wrote]
+
+
+def describe_blocks(blocks, most=8):
+    named = ", ".join("(%d, %d)" % b for b in blocks[:most])
+    return named + (" and %d more" % (len(blocks) - most) if len(blocks) > most else "")
+
+
+def writer_map(writer, writes, rows, cols, block, grid, kernel, tile):
+    """tile: (rows, cols) of C each block owns, for the lines and the labels."""
+    grid_x = grid[0] or 1
     layout = Layout.fitting(rows, cols)
     title = "C (%d×%d): the block that wrote each element" % (rows, cols)
     blocks = sorted({b for b in writer if b >= 0})
-    subtitle = "%s: %d blocks of %d×%d threads wrote C; labels are blockIdx (x, y)" % (kernel, len(blocks), block[0],
-                                                                                      block[1])
+    silent = silent_blocks(writer, grid)
+    subtitle = "%s: %d of %d blocks of %d×%d threads wrote C%s; labels are blockIdx (x, y)" % (
+        kernel, len(blocks), grid[0] * grid[1], block[0], block[1],
+        "; wrote nothing: " + describe_blocks(silent, 4) if silent else "")
 
     def colour(r, c):
         b = writer[r * cols + c]
         return UNWRITTEN if b < 0 else block_colour(b, grid_x)
 
-    body = cells(layout, colour) + tile_lines(layout, block[1], block[0])
+    body = cells(layout, colour) + tile_lines(layout, tile[0], tile[1])
     for i, (w, b) in enumerate(zip(writes, writer)):
         x, y = layout.x0 + (i % cols) * layout.cell, layout.y0 + (i // cols) * layout.cell
         if b < 0:
@@ -152,8 +167,10 @@ def writer_map(writer, writes, rows, cols, block, grid_x, kernel):
                         % (x + 1, y + 1, layout.cell - 2, layout.cell - 2, TWICE_WRITTEN))
     for b in blocks:  # a label where the block's part of C has room for it
         bx, by = b % grid_x, b // grid_x
-        r0, c0 = by * block[1], bx * block[0]
-        height, width = (min(rows, r0 + block[1]) - r0) * layout.cell, (min(cols, c0 + block[0]) - c0) * layout.cell
+        r0, c0 = by * tile[0], bx * tile[1]
+        if r0 >= rows or c0 >= cols:
+            continue  # a block that wrote outside its own tile: its colour shows where
+        height, width = (min(rows, r0 + tile[0]) - r0) * layout.cell, (min(cols, c0 + tile[1]) - c0) * layout.cell
         if width >= 44 and height >= 18:
             body.append('<text x="%d" y="%d" font-size="12" font-weight="bold" text-anchor="middle">(%d, %d)</text>'
                         % (layout.x0 + c0 * layout.cell + width // 2, layout.y0 + r0 * layout.cell + height // 2 + 4,
@@ -167,15 +184,27 @@ def writer_map(writer, writes, rows, cols, block, grid_x, kernel):
     return layout, svg_document(layout, title, subtitle, body)
 
 
-def draw(counts, kernel_name, out_dir):
+def block_tile(counts, constants=None):
+    """(rows of C, columns of C, slice of K) per block and phase: the lab's BM, BN and BK where its lab.h fixes a
+    block tile (labs 4-6, whose threads own several outputs each), else one output per thread: the block's shape,
+    with phases as wide as the block."""
+    c = constants or {}
+    if all(k in c for k in ("BM", "BN", "BK")):
+        return c["BM"], c["BN"], c["BK"]
+    block = counts["block"]
+    return block[1] or 1, block[0] or 1, block[0] or 1
+
+
+def draw(counts, kernel_name, out_dir, constants=None):
     """Writes A-reads.svg, B-reads.svg and C-writers.svg for one measurement; returns {file name: Layout}."""
     M, N, K = counts["M"], counts["N"], counts["K"]
     block, grid = counts["block"], counts["grid"]
-    tile = block[0] or 1  # the phase width along K: one tile edge
+    rows, cols, step = block_tile(counts, constants)
     pictures = {
-        "A-reads.svg": read_map("A", counts["A_reads"], M, K, block[1] or 1, tile, N, kernel_name),
-        "B-reads.svg": read_map("B", counts["B_reads"], K, N, tile, block[0] or 1, M, kernel_name),
-        "C-writers.svg": writer_map(counts["C_writer"], counts["C_writes"], M, N, block, grid[0] or 1, kernel_name),
+        "A-reads.svg": read_map("A", counts["A_reads"], M, K, rows, step, N, kernel_name),
+        "B-reads.svg": read_map("B", counts["B_reads"], K, N, step, cols, M, kernel_name),
+        "C-writers.svg": writer_map(counts["C_writer"], counts["C_writes"], M, N, block, grid, kernel_name,
+                                    (rows, cols)),
     }
     os.makedirs(out_dir, exist_ok=True)
     for file_name, (_, svg) in pictures.items():
@@ -184,9 +213,16 @@ def draw(counts, kernel_name, out_dir):
     return {file_name: layout for file_name, (layout, _) in pictures.items()}
 
 
-def default_shape(lab):
-    """(M, K, N) to draw when none is given."""
-    return LAB2_SHAPE if lab == "lab2-tiled" else DEFAULT_SHAPE
+def default_shape(lab, constants=None):
+    """(M, K, N) to draw when none is given: partial edge blocks and a partial last phase, and several blocks each
+    way where the lab's block tile (BM×BN, from its lab.h) leaves room for two within MAX_SIZE."""
+    if lab == "lab2-tiled":
+        return LAB2_SHAPE
+    c = constants or {}
+    if all(k in c for k in ("BM", "BN", "BK")) and 2 * max(c["BM"], c["BN"]) <= MAX_SIZE:
+        # lab 4's 64×64: 100×20·20×90, a 2 × 2 grid whose second row and column are partial, K = 2.5 slices
+        return c["BM"] + c["BM"] * 9 // 16, 2 * c["BK"] + c["BK"] // 2, c["BN"] + c["BN"] * 13 // 32
+    return DEFAULT_SHAPE
 
 
 def describe_reads(reads):
@@ -194,9 +230,10 @@ def describe_reads(reads):
     return "every element %s" % times(lo) if lo == hi else "%d to %d times per element" % (lo, hi)
 
 
-def summary(counts, kernel, out_dir):
+def summary(counts, kernel, out_dir, constants=None):
     """Draws the three maps and says what they show, one line each."""
-    draw(counts, kernel, out_dir)
+    draw(counts, kernel, out_dir, constants)
+    silent = silent_blocks(counts["C_writer"], counts["grid"])
     writers = {b for b in counts["C_writer"] if b >= 0}
     unwritten = sum(b < 0 for b in counts["C_writer"])
     twice = sum(w > 1 for w in counts["C_writes"])
@@ -208,7 +245,10 @@ def summary(counts, kernel, out_dir):
         "  %s  B read %s" % (os.path.join(out_dir, "B-reads.svg"), describe_reads(counts["B_reads"])),
         "  %s  C written by %s; %d elements not written, %d written more than once" % (
             os.path.join(out_dir, "C-writers.svg"), "1 block" if len(writers) == 1 else "%d blocks" % len(writers),
-            unwritten, twice)]
+            unwritten, twice),
+        "  %s" % ("launched blocks that wrote nothing: %s (%d of %d)" % (
+            describe_blocks(silent), len(silent), counts["grid"][0] * counts["grid"][1])
+                  if silent else "every launched block wrote part of C")]
     return "\n".join(lines)
 
 

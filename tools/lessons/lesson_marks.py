@@ -17,8 +17,19 @@ After LAB, SPLIT=S splits K into S ranges (split-K), and SMS=132 PER_SM=2 give t
 
     <!-- check M=512 K=512 N=512 LAB=6 SPLIT=8 SMS=132 PER_SM=2: blocks=128 waves=0.48 -->
 
+A conceptual question (multiple choice, or a short answer checked for keywords) has its answer, a hint and the
+reason in its mark, base64-encoded JSON so that nobody reads them by accident while reading the lesson:
+
+    7. <!-- question 1.7: eyJjaG9pY2UiOiAiQiIsIC4uLn0= --> Why ...? (A) ... (B) ... (C) ...
+
+    {"choice": "B", "hint": "...", "why": "..."}   or   {"keywords": [["race", "hazard"], ["barrier"]], ...}
+    (every group of keywords needs one of its words in the answer). `python3 tools/lessons/lesson_marks.py encode
+    JSON` prints the mark's payload; `decode` reads one back.
+
 Any lesson docs/lessonN-*.md can carry them; `make test` checks every mark in every lesson.
 """
+import base64
+import json
 import glob
 import os
 import re
@@ -27,8 +38,9 @@ from dataclasses import dataclass
 from calculator import GPU_QUANTITIES, BlockShape, BlockTile, Shape, matches, quantities
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-MARK = re.compile(r"<!--\s*(check|exercise)\b(.*?)-->")
-MARK_START = re.compile(r"<!--\s*(check|exercise)\b")
+MARK = re.compile(r"<!--\s*(check|exercise|question)\b(.*?)-->")
+MARK_START = re.compile(r"<!--\s*(check|exercise|question)\b")
+QUESTION = re.compile(r"^ (\d+\.\d+): ([A-Za-z0-9+/=]+) $")
 SHAPE = r"(M=\d+ K=\d+ N=\d+ (?:TILE=\d+|LAB=\d+(?: [A-Z][A-Z_]*=\d+)*))"
 CHECK = re.compile(r"^ " + SHAPE + r":((?: \w+=[\d,.]+)+) $")
 EXERCISE = re.compile(r"^ (\d+\.\d+): (\w+) " + SHAPE + r" $")
@@ -120,6 +132,8 @@ def read_marks(path, text=None):
         for mark in MARK.finditer(line):
             where = "%s:%d" % (os.path.relpath(path, ROOT), i + 1)
             kind, body = mark.group(1), mark.group(2)
+            if kind == "question":
+                continue  # read_questions
             if kind == "check":
                 m = CHECK.match(body)
                 if not m or line.strip() != mark.group(0):
@@ -154,6 +168,59 @@ def read_marks(path, text=None):
     return checks, exercises
 
 
+@dataclass
+class Question:
+    id: str         # "3.10"
+    answer: dict    # {"choice": "B"} or {"keywords": [[...], ...]}, with "hint" and "why"
+    question: str   # the visible text of the list item
+
+
+def encode_question(answer):
+    return base64.b64encode(json.dumps(answer, ensure_ascii=False).encode("utf-8")).decode("ascii")
+
+
+def decode_question(payload):
+    return json.loads(base64.b64decode(payload, validate=True).decode("utf-8"))
+
+
+def read_questions(path, text=None):
+    """The conceptual questions in a lesson; MarkError for a mark that does not parse, or a question whose answer
+    is not well formed (a choice that is not one of the question's options, keywords that are not groups of
+    words, a missing hint or reason)."""
+    if text is None:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    lines = text.splitlines()
+    questions = []
+    for i, line in enumerate(lines):
+        for mark in MARK.finditer(line):
+            if mark.group(1) != "question":
+                continue
+            where = "%s:%d" % (os.path.relpath(path, ROOT), i + 1)
+            m = QUESTION.match(mark.group(2))
+            try:
+                answer = decode_question(m.group(2)) if m else None
+            except ValueError:
+                answer = None
+            if not isinstance(answer, dict):
+                raise MarkError("%s: a question mark reads '<!-- question N.M: base64 JSON -->'" % where)
+            question = line[mark.end():].strip()
+            j = i + 1
+            while j < len(lines) and lines[j].startswith("   ") and lines[j].strip():
+                question += " " + lines[j].strip()
+                j += 1
+            choice, keywords = answer.get("choice"), answer.get("keywords")
+            well_formed = isinstance(answer.get("hint"), str) and isinstance(answer.get("why"), str) and (
+                (isinstance(choice, str) and "(%s)" % choice in question) or
+                (isinstance(keywords, list) and keywords and all(
+                    isinstance(g, list) and g and all(isinstance(w, str) and w.strip() for w in g) for g in keywords)))
+            if not well_formed or (choice is None) == (keywords is None):
+                raise MarkError("%s: question %s needs a hint, a why, and either a choice shown as (X) in the "
+                                "question or keyword groups" % (where, m.group(1)))
+            questions.append(Question(m.group(1), answer, question))
+    return questions
+
+
 def wrong_numbers(check):
     """What is wrong with one check mark, as sentences; empty when the lesson and the calculator agree."""
     problems = []
@@ -165,3 +232,13 @@ def wrong_numbers(check):
         if not re.search(r"(?<![\d,.])%s(?![\d]|[,.]\d)" % re.escape(written), check.above):
             problems.append("%s: %s is not in the text above the mark" % (check.where, written))
     return problems
+
+
+if __name__ == "__main__":
+    import sys
+    if len(sys.argv) == 3 and sys.argv[1] == "encode":
+        print(encode_question(json.loads(sys.argv[2])))
+    elif len(sys.argv) == 3 and sys.argv[1] == "decode":
+        print(json.dumps(decode_question(sys.argv[2]), ensure_ascii=False, indent=2))
+    else:
+        sys.exit("usage: lesson_marks.py encode JSON | decode PAYLOAD")

@@ -1,4 +1,4 @@
-"""`make trace`: the boundary-safe tiled algorithm simulated phase by phase, printed for block (0, 0).
+"""`make trace`: the boundary-safe tiled algorithm simulated phase by phase, printed for one block (default (0, 0)).
 
 The inputs are small whole numbers, so every value can be checked by hand: A and B hold 1, 2, 3, ... in row-major
 order, as in lesson 2's example and the labs' "values 1..16" test. The simulation runs every block, so its count of
@@ -61,34 +61,38 @@ def side_by_side(left, right, gap=6):
     return [a.ljust(width + gap) + b for a, b in zip(left, right)]
 
 
-def report(s):
+def report(s, block=(0, 0)):
+    """The trace of block (bx, by): blockIdx.x along the columns of C, blockIdx.y along its rows."""
     T = s.TILE
+    bx, by = block
     A, B = counting_matrix(s.M, s.K), counting_matrix(s.K, s.N)
     blocks, loads, C = simulate_tiled(s, A, B)
-    last = min(T, s.M) - 1, min(T, s.N) - 1
-    lines = ["Tiled C = A·B, %s with TILE=%d, traced for block (0, 0), which computes C[0..%d][0..%d]."
-             % (s.name(), T, last[0], last[1]),
+    r0, c0 = by * T, bx * T  # the block's first row and column of C
+    last = min(r0 + T, s.M) - 1, min(c0 + T, s.N) - 1
+    lines = ["Tiled C = A·B, %s with TILE=%d, traced for block (%d, %d), which computes C[%d..%d][%d..%d]."
+             % (s.name(), T, bx, by, r0, last[0], c0, last[1]),
              "A and B hold 1, 2, 3, ... in row-major order: A[r][k] = r·K + k + 1, B[k][c] = k·N + c + 1.",
              "A =", *matrix_lines(A), "B =", *matrix_lines(B),
              "grid %d × %d blocks of %d×%d threads; %d phases = ceil(K/TILE). Entries outside A or B are zero-filled"
              % (grid_x(s), grid_y(s), T, T, phases(s)),
              "(shown as 0: every real value is at least 1).", ""]
     running = 0
-    for tile, phase in enumerate(blocks[(0, 0)]):
+    for tile, phase in enumerate(blocks[block]):
         k0 = tile * T
         lines.append("phase %d: k = %d..%d" % (tile, k0, k0 + T - 1))
-        a_title = "As = A[0..%d][%d..%d]" % (T - 1, k0, k0 + T - 1)
-        b_title = "Bs = B[%d..%d][0..%d]" % (k0, k0 + T - 1, T - 1)
+        a_title = "As = A[%d..%d][%d..%d]" % (r0, r0 + T - 1, k0, k0 + T - 1)
+        b_title = "Bs = B[%d..%d][%d..%d]" % (k0, k0 + T - 1, c0, c0 + T - 1)
         lines += side_by_side(["  " + a_title] + matrix_lines(phase.As), ["  " + b_title] + matrix_lines(phase.Bs))
         terms = ["%d·%d" % (phase.As[0][k], phase.Bs[k][0]) for k in range(T)]
         added = sum(phase.As[0][k] * phase.Bs[k][0] for k in range(T))
         running += added
         lines.append("  the block's partial sums after this phase:")
         lines += matrix_lines(phase.sums)
-        lines.append("  C[0][0] += %s = %d, so far %d" % (" + ".join(terms), added, running))
+        lines.append("  C[%d][%d] += %s = %d, so far %d" % (r0, c0, " + ".join(terms), added, running))
         lines.append("")
-    direct = sum(A[0][k] * B[k][0] for k in range(s.K))
-    lines.append("C[0][0] = %d; row 0 of A times column 0 of B, summed directly: %d" % (C[0][0], direct))
+    direct = sum(A[r0][k] * B[k][c0] for k in range(s.K))
+    lines.append("C[%d][%d] = %d; row %d of A times column %d of B, summed directly: %d"
+                 % (r0, c0, C[r0][c0], r0, c0, direct))
     naive = naive_read_bytes(s)
     lines += ["",
               "global reads, whole problem (every block):",

@@ -2,6 +2,8 @@
 // Bug: when K is not a multiple of TILE_WIDTH the partial last tile along K is never loaded, so its
 // terms are missing from every dot product (and for K < TILE_WIDTH no phase runs at all: C = 0).
 // Expected diagnosis: correctness (wrong values whenever K % TILE_WIDTH != 0). Loads and store are guarded.
+// Its traffic tests pass on their own (K = 48 there), yet it scores 0 for traffic and safety too: those points
+// need every correctness test of the lab to pass, and the grader says so in each withheld test's report.
 //
 // Build: nvcc -arch=sm_90 -I common -I labs/lab3-boundary -c grader/catalogue/lab3/truncating_phase_loop.cu
 
