@@ -100,9 +100,11 @@ the emulator when there is no GPU. They fail until you fill in the `TODO(student
 wrong:
 
 ```
-TEST CASE:  width=34 with A = 1, B = 2: every value is 68.0
-  ... 1156 of 1156 elements are wrong; the first is C[0][0] (row, col): got nan, want 68 ...
-[doctest] test cases:  8 | 0 passed |  8 failed | 0 skipped
+correctness
+  FAIL  width=34 with A = 1, B = 2: every value is 68.0
+        ... 1156 of 1156 elements are wrong; the first is C[0][0] (row, col): got nan, want 68 ... — NaN means your kernel never wrote it
+  ...
+8 tests: 0 passed, 8 failed
 ```
 
 Read [lesson 1](docs/lesson1-naive.md), fill in the kernel, and run `make lab1` again until every test passes. The
