@@ -104,6 +104,10 @@ Run run_matmul(const Problem& p, MatmulFn matmul) {
     run.bytes_written += r.global_store_bytes;
     for (const cudaemu::AllocationTraffic& a : r.allocations)
       if (a.name == "A" || a.name == "B") run.bytes_read_AB += a.load_bytes;
+    if (!r.refused.empty()) {
+      run.diagnostic_kinds.push_back("launch");
+      run.diagnostics.push_back("launch: " + r.refused);
+    }
     for (const cudaemu::Diagnostic& d : r.diagnostics) {
       run.diagnostic_kinds.push_back(d.kind);
       run.diagnostics.push_back(d.kind + ": " + d.message);

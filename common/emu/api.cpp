@@ -122,14 +122,9 @@ cudaError_t launch_grid(const LaunchSite& site, dim3 grid, dim3 block, size_t sh
   if (error != cudaSuccess) {
     record(error);
     report.error = error;
-    Diagnostic d;
-    d.kind = "launch";
-    d.file = site.file;
-    d.line = site.line;
-    d.message = "the launch at " + std::string(site.file) + ":" + std::to_string(site.line) + " with grid " +
-                dims(grid) + " and block " + dims(block) + " was refused with " + cudaGetErrorName(error) + ": " + rule;
-    report.diagnostics.push_back(d);
-    print_report(report);
+    report.refused = "the launch at " + std::string(site.file) + ":" + std::to_string(site.line) + " with grid " +
+                     dims(grid) + " and block " + dims(block) + " was refused with " + cudaGetErrorName(error) + ": " +
+                     rule;
     g_reports.push_back(report);
     write_stats_line(report);
     return error;

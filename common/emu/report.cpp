@@ -227,7 +227,10 @@ void finish_report(LaunchReport& r, const std::vector<Worker*>& workers) {
     Diagnostic out;
     out.kind = kind_name(d.kind);
     out.message = replace_all(replace_all(d.text, "%1", l1.text()), "%2", l2.text());
-    if (d.count > 1) out.message += " (" + std::to_string(d.count - 1) + " more like it)";
+    // Races and uninitialised reads are counted in every block. An error that ends the launch is counted in the
+    // block shown only: how far the other blocks got before the launch ended depends on the schedule.
+    const uint64_t count = d.kind == DiagKind::kRace || d.kind == DiagKind::kUninitialized ? d.count : d.block_count;
+    if (count > 1) out.message += " (" + std::to_string(count - 1) + " more like it)";
     out.file = l1.file;
     out.line = l1.line;
     r.diagnostics.push_back(out);

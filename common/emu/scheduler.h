@@ -157,6 +157,9 @@ void add_diag_lazy(Worker& w, DiagKind kind, uint32_t thread, uintptr_t pc1, uin
       it->second.block = w.block_linear;
       it->second.thread = thread;
       it->second.text = text();
+      it->second.block_count = 1;
+    } else if (w.block_linear == it->second.block) {
+      it->second.block_count++;
     }
     return;
   }

@@ -39,6 +39,9 @@ struct LaunchReport {
   uint64_t max_thread_store_bytes = 0;  // global bytes stored by the busiest thread
   std::vector<AllocationTraffic> allocations;  // allocations the kernel touched, in allocation order
   std::vector<Diagnostic> diagnostics;         // in a deterministic order
+  // A launch a GPU refuses (the error is cudaGetLastError()'s): why, with the grid, the block and the rule broken.
+  // Not printed: the program gets the error code, as on a GPU; the course's harness shows it to the student.
+  std::string refused;
 };
 
 // Every launch since the program started or since clear_launches(), oldest first.
