@@ -192,6 +192,9 @@ void finish_report(LaunchReport& r, const std::vector<Worker*>& workers) {
   }
   r.error = fatal;
 
+  // How many times a diagnostic happened: in every block; but once an error ended the launch, in the block shown
+  // only, since how far the other blocks got depends on the schedule.
+  auto counted = [&](const RawDiag& d) { return first_fatal == UINT64_MAX ? d.count : d.block_count; };
   std::vector<RawDiag> ordered;
   for (auto& [key, d] : diags)
     if (d.kind == DiagKind::kRace || d.kind == DiagKind::kUninitialized || d.block <= first_fatal)
@@ -212,7 +215,7 @@ void finish_report(LaunchReport& r, const std::vector<Worker*>& workers) {
       const std::vector<const RawDiag*>& group = races[d.barrier_pc ? location_of(d.barrier_pc).text() : ""];
       if (group.front() != &d) continue;
       uint64_t count = 0;
-      for (const RawDiag* g : group) count += g->count;
+      for (const RawDiag* g : group) count += counted(*g);
       Diagnostic out;
       out.kind = kind_name(d.kind);
       // the second location in the file of the first is only its line
@@ -227,9 +230,7 @@ void finish_report(LaunchReport& r, const std::vector<Worker*>& workers) {
     Diagnostic out;
     out.kind = kind_name(d.kind);
     out.message = replace_all(replace_all(d.text, "%1", l1.text()), "%2", l2.text());
-    // Races and uninitialised reads are counted in every block. An error that ends the launch is counted in the
-    // block shown only: how far the other blocks got before the launch ended depends on the schedule.
-    const uint64_t count = d.kind == DiagKind::kRace || d.kind == DiagKind::kUninitialized ? d.count : d.block_count;
+    const uint64_t count = counted(d);
     if (count > 1) out.message += " (" + std::to_string(count - 1) + " more like it)";
     out.file = l1.file;
     out.line = l1.line;

@@ -21,7 +21,7 @@ struct RawDiag {
   uintptr_t pc1 = 0, pc2 = 0;
   std::string text;
   uint64_t count = 1;
-  uint64_t block_count = 1;  // of those, in `block`: what an error that ends the launch reports (see report.cpp)
+  uint64_t block_count = 1;  // of those, in `block`: what a launch an error ended reports (report.cpp)
   // Races (tagged): the launch report words those of one barrier interval as one finding, with where the barrier
   // goes (worded_races); cross_warp when an instance was between two warps, which only a __syncthreads() orders.
   bool tagged_race = false, cross_warp = false;
