@@ -10,34 +10,36 @@
 #include "lab.h"
 
 int main(int argc, char** argv) {
-  if (argc != 4 || atoi(argv[1]) < 1) {
-    fprintf(stderr, "usage: %s WIDTH A B   (WIDTH >= 1)\n", argv[0]);
-    return 2;
-  }
-  const int width = atoi(argv[1]);
-  const float a = static_cast<float>(atof(argv[2])), b = static_cast<float>(atof(argv[3]));
-  const float want = a * b * static_cast<float>(width);
-  Run run = run_matmul(constant_problem(width, width, width, a, b), matmul);
-  if (run.launch_error != cudaSuccess || run.sync_error != cudaSuccess) {
-    cudaError_t e = run.launch_error != cudaSuccess ? run.launch_error : run.sync_error;
-    printf("width=%d: the kernel failed: %s (%s)\n", width, cudaGetErrorName(e), cudaGetErrorString(e));
-    return 1;
-  }
-  if (!run.diagnostics.empty()) {  // the emulator's report is above, on stderr
-    printf("width=%d: the emulator found %zu error%s in the kernel (above): its results mean nothing until %s fixed\n",
-           width, run.diagnostics.size(), run.diagnostics.size() == 1 ? "" : "s",
-           run.diagnostics.size() == 1 ? "it is" : "they are");
-    return 1;
-  }
-  size_t wrong = 0, first = 0;
-  for (size_t i = 0; i < run.C.size(); ++i)
-    if (run.C[i] != want && !wrong++) first = i;
-  if (wrong) {
-    printf("width=%d: %zu of %zu values are not %.1f; the first is C[%zu][%zu] = %g%s\n", width, wrong, run.C.size(),
-           want, first / width, first % width, run.C[first],
-           std::isnan(run.C[first]) ? " (NaN: your kernel never wrote it)" : "");
-    return 1;
-  }
-  printf("width=%d, A = %g, B = %g: all %s values of C are %.1f\n", width, a, b, with_commas(run.C.size()).c_str(), want);
-  return 0;
+    if (argc != 4 || atoi(argv[1]) < 1) {
+        fprintf(stderr, "usage: %s WIDTH A B   (WIDTH >= 1)\n", argv[0]);
+        return 2;
+    }
+    const int width = atoi(argv[1]);
+    const float a = static_cast<float>(atof(argv[2])), b = static_cast<float>(atof(argv[3]));
+    const float want = a * b * static_cast<float>(width);
+    Run run = run_matmul(constant_problem(width, width, width, a, b), matmul);
+    if (run.launch_error != cudaSuccess || run.sync_error != cudaSuccess) {
+        cudaError_t e = run.launch_error != cudaSuccess ? run.launch_error : run.sync_error;
+        printf("width=%d: the kernel failed: %s (%s)\n", width, cudaGetErrorName(e), cudaGetErrorString(e));
+        return 1;
+    }
+    if (!run.diagnostics.empty()) {  // the emulator's report is above, on stderr
+        printf(
+            "width=%d: the emulator found %zu error%s in the kernel (above): its results mean nothing until %s fixed\n",
+            width, run.diagnostics.size(), run.diagnostics.size() == 1 ? "" : "s",
+            run.diagnostics.size() == 1 ? "it is" : "they are");
+        return 1;
+    }
+    size_t wrong = 0, first = 0;
+    for (size_t i = 0; i < run.C.size(); ++i)
+        if (run.C[i] != want && !wrong++) first = i;
+    if (wrong) {
+        printf("width=%d: %zu of %zu values are not %.1f; the first is C[%zu][%zu] = %g%s\n", width, wrong,
+               run.C.size(), want, first / width, first % width, run.C[first],
+               std::isnan(run.C[first]) ? " (NaN: your kernel never wrote it)" : "");
+        return 1;
+    }
+    printf("width=%d, A = %g, B = %g: all %s values of C are %.1f\n", width, a, b, with_commas(run.C.size()).c_str(),
+           want);
+    return 0;
 }

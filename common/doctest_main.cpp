@@ -28,88 +28,89 @@ std::string g_token;
 constexpr size_t kMaxMessageBytes = 4096;  // per message; the grader caps a test's output again
 
 std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += char(c);
-    } else if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += char(c);
+    std::string out = "\"";
+    for (unsigned char c : s) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += char(c);
+        } else if (c < 0x20 || c == 0x7f) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+            out += buf;
+        } else {
+            out += char(c);
+        }
     }
-  }
-  return out + "\"";
+    return out + "\"";
 }
 
 std::string capped(std::string s) {
-  if (s.size() > kMaxMessageBytes) s = s.substr(0, kMaxMessageBytes) + " [... cut]";
-  return s;
+    if (s.size() > kMaxMessageBytes) s = s.substr(0, kMaxMessageBytes) + " [... cut]";
+    return s;
 }
 
 // What a failed check says: its CHECK_MESSAGE text (the course's own sentence), and with `captured` the CAPTURE
 // values after it, "(M := 55, ...)".
 std::string failure_text(const doctest::AssertData& a, bool captured_too) {
-  std::vector<std::string> said, captured;
-  const doctest::IContextScope* const* contexts = doctest::IReporter::get_active_contexts();
-  for (int i = 0; i < doctest::IReporter::get_num_active_contexts(); ++i) {
-    std::ostringstream s;
-    contexts[i]->stringify(&s);
-    (s.str().find(" := ") != std::string::npos ? captured : said).push_back(s.str());
-  }
-  std::string text;
-  for (const std::string& s : said) text += (text.empty() ? "" : "\n") + s;
-  if (text.empty()) text = std::string("check failed: ") + a.m_expr;
-  if (captured_too && !captured.empty()) {
-    text += "\n  (";
-    for (size_t i = 0; i < captured.size(); ++i) text += (i ? ", " : "") + captured[i];
-    text += ")";
-  }
-  if (a.m_threw) text += std::string("\nexception: ") + a.m_exception.c_str();
-  return text;
+    std::vector<std::string> said, captured;
+    const doctest::IContextScope* const* contexts = doctest::IReporter::get_active_contexts();
+    for (int i = 0; i < doctest::IReporter::get_num_active_contexts(); ++i) {
+        std::ostringstream s;
+        contexts[i]->stringify(&s);
+        (s.str().find(" := ") != std::string::npos ? captured : said).push_back(s.str());
+    }
+    std::string text;
+    for (const std::string& s : said) text += (text.empty() ? "" : "\n") + s;
+    if (text.empty()) text = std::string("check failed: ") + a.m_expr;
+    if (captured_too && !captured.empty()) {
+        text += "\n  (";
+        for (size_t i = 0; i < captured.size(); ++i) text += (i ? ", " : "") + captured[i];
+        text += ")";
+    }
+    if (a.m_threw) text += std::string("\nexception: ") + a.m_exception.c_str();
+    return text;
 }
 
 // Writes one record per test case to the verdict file; silent when there is none (a student's `make labN`).
 struct VerdictListener : doctest::IReporter {
-  explicit VerdictListener(const doctest::ContextOptions&) {}
+    explicit VerdictListener(const doctest::ContextOptions&) {}
 
-  std::string name_, suite_;
-  std::vector<std::string> messages_;
+    std::string name_, suite_;
+    std::vector<std::string> messages_;
 
-  void report_query(const doctest::QueryData&) override {}
-  void test_run_start() override {}
-  void test_run_end(const doctest::TestRunStats&) override {}
-  void test_case_start(const doctest::TestCaseData& tc) override {
-    name_ = tc.m_name;
-    suite_ = tc.m_test_suite ? tc.m_test_suite : "";
-    messages_.clear();
-  }
-  void test_case_reenter(const doctest::TestCaseData&) override {}
-  void test_case_end(const doctest::CurrentTestCaseStats& stats) override {
-    if (g_verdict_fd < 0) return;
-    std::string line = "{\"kind\": \"test-case\", \"token\": " + json_string(g_token) +
-                       ", \"name\": " + json_string(name_) + ", \"suite\": " + json_string(suite_) +
-                       ", \"status\": " + (stats.testCaseSuccess ? "\"passed\"" : "\"failed\"") + ", \"messages\": [";
-    for (size_t i = 0; i < messages_.size(); ++i) line += (i ? ", " : "") + json_string(messages_[i]);
-    line += "]}\n";
-    for (size_t done = 0; done < line.size();) {
-      ssize_t n = ::write(g_verdict_fd, line.data() + done, line.size() - done);
-      if (n <= 0) break;
-      done += size_t(n);
+    void report_query(const doctest::QueryData&) override {}
+    void test_run_start() override {}
+    void test_run_end(const doctest::TestRunStats&) override {}
+    void test_case_start(const doctest::TestCaseData& tc) override {
+        name_ = tc.m_name;
+        suite_ = tc.m_test_suite ? tc.m_test_suite : "";
+        messages_.clear();
     }
-  }
-  void test_case_exception(const doctest::TestCaseException& e) override {
-    messages_.push_back(capped(std::string("exception: ") + e.error_string.c_str()));
-  }
-  void subcase_start(const doctest::SubcaseSignature&) override {}
-  void subcase_end() override {}
-  void log_assert(const doctest::AssertData& a) override {
-    if (a.m_failed) messages_.push_back(capped(failure_text(a, true)));
-  }
-  void log_message(const doctest::MessageData&) override {}
-  void test_case_skipped(const doctest::TestCaseData&) override {}
+    void test_case_reenter(const doctest::TestCaseData&) override {}
+    void test_case_end(const doctest::CurrentTestCaseStats& stats) override {
+        if (g_verdict_fd < 0) return;
+        std::string line = "{\"kind\": \"test-case\", \"token\": " + json_string(g_token) +
+                           ", \"name\": " + json_string(name_) + ", \"suite\": " + json_string(suite_) +
+                           ", \"status\": " + (stats.testCaseSuccess ? "\"passed\"" : "\"failed\"") +
+                           ", \"messages\": [";
+        for (size_t i = 0; i < messages_.size(); ++i) line += (i ? ", " : "") + json_string(messages_[i]);
+        line += "]}\n";
+        for (size_t done = 0; done < line.size();) {
+            ssize_t n = ::write(g_verdict_fd, line.data() + done, line.size() - done);
+            if (n <= 0) break;
+            done += size_t(n);
+        }
+    }
+    void test_case_exception(const doctest::TestCaseException& e) override {
+        messages_.push_back(capped(std::string("exception: ") + e.error_string.c_str()));
+    }
+    void subcase_start(const doctest::SubcaseSignature&) override {}
+    void subcase_end() override {}
+    void log_assert(const doctest::AssertData& a) override {
+        if (a.m_failed) messages_.push_back(capped(failure_text(a, true)));
+    }
+    void log_message(const doctest::MessageData&) override {}
+    void test_case_skipped(const doctest::TestCaseData&) override {}
 };
 
 REGISTER_LISTENER("verdicts", 1, VerdictListener);
@@ -118,77 +119,80 @@ REGISTER_LISTENER("verdicts", 1, VerdictListener);
 // line per test case, and under a failed one the course's sentences only. An emulator finding already shown under
 // an earlier test is not repeated in full, and the run ends with one summary line.
 struct CourseReporter : doctest::IReporter {
-  explicit CourseReporter(const doctest::ContextOptions& options) : out_(*options.cout) {}
+    explicit CourseReporter(const doctest::ContextOptions& options) : out_(*options.cout) {}
 
-  std::ostream& out_;
-  std::string suite_, name_;
-  std::vector<std::string> failures_;
-  std::set<std::string> shown_;  // emulator findings printed so far, without their counts
-  int passed_ = 0, failed_ = 0;
+    std::ostream& out_;
+    std::string suite_, name_;
+    std::vector<std::string> failures_;
+    std::set<std::string> shown_;  // emulator findings printed so far, without their counts
+    int passed_ = 0, failed_ = 0;
 
-  // A finding is named by its kind and the first source location it gives: the same mistake found again on
-  // another problem size (with other counts, threads or phases) is not printed in full again.
-  static std::string finding_key(const std::string& line) {
-    static const std::regex location(R"([^\s'"(]+\.(cu|cuh|h|hpp|cpp|cc):\d+)");
-    std::smatch m;
-    const std::string kind = line.substr(0, line.find(':'));
-    return std::regex_search(line, m, location) ? kind + " at " + m.str() : line;
-  }
-
-  void report_query(const doctest::QueryData&) override {}
-  void test_run_start() override {}
-  void test_run_end(const doctest::TestRunStats& stats) override {
-    out_ << "\n" << (passed_ + failed_) << " tests: " << passed_ << " passed, " << failed_ << " failed";
-    if (stats.numTestCases > passed_ + failed_) out_ << ", " << (stats.numTestCases - passed_ - failed_) << " not run";
-    out_ << (failed_ ? "" : " — all pass") << "\n";
-  }
-  void test_case_start(const doctest::TestCaseData& tc) override {
-    const std::string suite = tc.m_test_suite ? tc.m_test_suite : "";
-    if (suite != suite_ || (passed_ + failed_) == 0) out_ << suite << "\n";
-    suite_ = suite;
-    name_ = tc.m_name;
-    failures_.clear();
-  }
-  void test_case_reenter(const doctest::TestCaseData&) override {}
-  void test_case_end(const doctest::CurrentTestCaseStats& stats) override {
-    const bool ok = stats.testCaseSuccess && failures_.empty();
-    (ok ? passed_ : failed_)++;
-    out_ << "  " << (ok ? "pass  " : "FAIL  ") << name_ << "\n";
-    std::vector<std::string> said;
-    for (const std::string& f : failures_) {
-      std::istringstream lines(f);
-      for (std::string line; std::getline(lines, line);) {
-        size_t indent = line.find_first_not_of(' ');
-        if (indent == std::string::npos) continue;
-        std::string body = line.substr(indent);
-        // an indented line is an emulator finding: "[the emulator also found ]race: ..."; one shown before is
-        // only named, at the end of the line before it
-        if (indent > 0 && body.rfind("... and ", 0) != 0) {
-          const std::string also = "the emulator also found ";
-          const std::string finding = body.rfind(also, 0) == 0 ? body.substr(also.size()) : body;
-          if (!shown_.insert(finding_key(finding)).second) {
-            const std::string again = "the " + finding.substr(0, finding.find(':')) + " shown above again";
-            if (said.empty()) said.push_back(again);
-            else said.back() += (said.back().back() == ':' ? " " : "; ") + again;
-            continue;
-          }
-        }
-        said.push_back(body);
-      }
+    // A finding is named by its kind and the first source location it gives: the same mistake found again on
+    // another problem size (with other counts, threads or phases) is not printed in full again.
+    static std::string finding_key(const std::string& line) {
+        static const std::regex location(R"([^\s'"(]+\.(cu|cuh|h|hpp|cpp|cc):\d+)");
+        std::smatch m;
+        const std::string kind = line.substr(0, line.find(':'));
+        return std::regex_search(line, m, location) ? kind + " at " + m.str() : line;
     }
-    for (const std::string& line : said) out_ << "        " << line << "\n";
-    out_.flush();
-  }
-  void test_case_exception(const doctest::TestCaseException& e) override {
-    failures_.push_back(std::string("stopped by an exception: ") + e.error_string.c_str());
-  }
-  void subcase_start(const doctest::SubcaseSignature&) override {}
-  void subcase_end() override {}
-  void log_assert(const doctest::AssertData& a) override {
-    if (a.m_failed) failures_.push_back(failure_text(a, false));
-  }
-  void log_message(const doctest::MessageData&) override {}
-  void test_case_skipped(const doctest::TestCaseData&) override {}
+
+    void report_query(const doctest::QueryData&) override {}
+    void test_run_start() override {}
+    void test_run_end(const doctest::TestRunStats& stats) override {
+        out_ << "\n" << (passed_ + failed_) << " tests: " << passed_ << " passed, " << failed_ << " failed";
+        if (stats.numTestCases > passed_ + failed_)
+            out_ << ", " << (stats.numTestCases - passed_ - failed_) << " not run";
+        out_ << (failed_ ? "" : " — all pass") << "\n";
+    }
+    void test_case_start(const doctest::TestCaseData& tc) override {
+        const std::string suite = tc.m_test_suite ? tc.m_test_suite : "";
+        if (suite != suite_ || (passed_ + failed_) == 0) out_ << suite << "\n";
+        suite_ = suite;
+        name_ = tc.m_name;
+        failures_.clear();
+    }
+    void test_case_reenter(const doctest::TestCaseData&) override {}
+    void test_case_end(const doctest::CurrentTestCaseStats& stats) override {
+        const bool ok = stats.testCaseSuccess && failures_.empty();
+        (ok ? passed_ : failed_)++;
+        out_ << "  " << (ok ? "pass  " : "FAIL  ") << name_ << "\n";
+        std::vector<std::string> said;
+        for (const std::string& f : failures_) {
+            std::istringstream lines(f);
+            for (std::string line; std::getline(lines, line);) {
+                size_t indent = line.find_first_not_of(' ');
+                if (indent == std::string::npos) continue;
+                std::string body = line.substr(indent);
+                // an indented line is an emulator finding: "[the emulator also found ]race: ..."; one shown before is
+                // only named, at the end of the line before it
+                if (indent > 0 && body.rfind("... and ", 0) != 0) {
+                    const std::string also = "the emulator also found ";
+                    const std::string finding = body.rfind(also, 0) == 0 ? body.substr(also.size()) : body;
+                    if (!shown_.insert(finding_key(finding)).second) {
+                        const std::string again = "the " + finding.substr(0, finding.find(':')) + " shown above again";
+                        if (said.empty())
+                            said.push_back(again);
+                        else
+                            said.back() += (said.back().back() == ':' ? " " : "; ") + again;
+                        continue;
+                    }
+                }
+                said.push_back(body);
+            }
+        }
+        for (const std::string& line : said) out_ << "        " << line << "\n";
+        out_.flush();
+    }
+    void test_case_exception(const doctest::TestCaseException& e) override {
+        failures_.push_back(std::string("stopped by an exception: ") + e.error_string.c_str());
+    }
+    void subcase_start(const doctest::SubcaseSignature&) override {}
+    void subcase_end() override {}
+    void log_assert(const doctest::AssertData& a) override {
+        if (a.m_failed) failures_.push_back(failure_text(a, false));
+    }
+    void log_message(const doctest::MessageData&) override {}
+    void test_case_skipped(const doctest::TestCaseData&) override {}
 };
 
 REGISTER_REPORTER("course", 1, CourseReporter);
@@ -196,25 +200,25 @@ REGISTER_REPORTER("course", 1, CourseReporter);
 // Before any test runs: the secret is read from standard input, which is then closed (nothing is left to read),
 // and the verdict file is opened.
 void open_verdict_channel() {
-  const char* path = std::getenv("CUDAGRADE_VERDICTS");
-  if (!path) return;
-  char c;
-  while (g_token.size() < 128 && ::read(0, &c, 1) == 1 && c != '\n') g_token += c;
-  ::close(0);
-  if (!g_token.empty()) g_verdict_fd = ::open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-  ::unsetenv("CUDAGRADE_VERDICTS");
+    const char* path = std::getenv("CUDAGRADE_VERDICTS");
+    if (!path) return;
+    char c;
+    while (g_token.size() < 128 && ::read(0, &c, 1) == 1 && c != '\n') g_token += c;
+    ::close(0);
+    if (!g_token.empty()) g_verdict_fd = ::open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+    ::unsetenv("CUDAGRADE_VERDICTS");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  open_verdict_channel();
-  // The emulator's findings reach the report through the checks' messages, under the test they belong to: not also
-  // on stderr, where they would cut into the report.
-  ::setenv("CUDAEMU_QUIET", "1", 0);
-  doctest::Context context;
-  context.setOption("reporters", "course");  // unless the command line names others
-  context.setOption("no-version", true);
-  context.applyCommandLine(argc, argv);
-  return context.run();
+    open_verdict_channel();
+    // The emulator's findings reach the report through the checks' messages, under the test they belong to: not also
+    // on stderr, where they would cut into the report.
+    ::setenv("CUDAEMU_QUIET", "1", 0);
+    doctest::Context context;
+    context.setOption("reporters", "course");  // unless the command line names others
+    context.setOption("no-version", true);
+    context.applyCommandLine(argc, argv);
+    return context.run();
 }

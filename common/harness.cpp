@@ -14,147 +14,148 @@
 namespace {
 
 std::string shape(int M, int N, int K) {
-  return std::to_string(M) + "×" + std::to_string(K) + "·" + std::to_string(K) + "×" + std::to_string(N);
+    return std::to_string(M) + "×" + std::to_string(K) + "·" + std::to_string(K) + "×" + std::to_string(N);
 }
 
 std::string error_text(cudaError_t e) { return std::string(cudaGetErrorName(e)) + " (" + cudaGetErrorString(e) + ")"; }
 
 // A failed kernel leaves the context broken until it is reset; a test suite must go on.
 void recover(cudaError_t e) {
-  if (e != cudaSuccess) cudaDeviceReset();
+    if (e != cudaSuccess) cudaDeviceReset();
 }
 
 }  // namespace
 
 std::string with_commas(uint64_t n) {
-  std::string digits = std::to_string(n), out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
+    std::string digits = std::to_string(n), out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
 }
 
 Problem constant_problem(int M, int N, int K, float a, float b) {
-  Problem p{M, N, K, std::vector<float>(size_t(M) * K, a), std::vector<float>(size_t(K) * N, b), ""};
-  char buf[96];
-  snprintf(buf, sizeof buf, "%s with A = %g, B = %g", shape(M, N, K).c_str(), a, b);
-  p.description = buf;
-  return p;
+    Problem p{M, N, K, std::vector<float>(size_t(M) * K, a), std::vector<float>(size_t(K) * N, b), ""};
+    char buf[96];
+    snprintf(buf, sizeof buf, "%s with A = %g, B = %g", shape(M, N, K).c_str(), a, b);
+    p.description = buf;
+    return p;
 }
 
 Problem counting_problem(int M, int N, int K) {
-  Problem p{M, N, K, std::vector<float>(size_t(M) * K), std::vector<float>(size_t(K) * N), ""};
-  for (size_t i = 0; i < p.A.size(); ++i) p.A[i] = float(i + 1);
-  for (size_t i = 0; i < p.B.size(); ++i) p.B[i] = float(i + 1);
-  p.description = shape(M, N, K) + " with values 1, 2, 3, ...";
-  return p;
+    Problem p{M, N, K, std::vector<float>(size_t(M) * K), std::vector<float>(size_t(K) * N), ""};
+    for (size_t i = 0; i < p.A.size(); ++i) p.A[i] = float(i + 1);
+    for (size_t i = 0; i < p.B.size(); ++i) p.B[i] = float(i + 1);
+    p.description = shape(M, N, K) + " with values 1, 2, 3, ...";
+    return p;
 }
 
 Problem random_problem(int M, int N, int K, uint32_t seed) {
-  Problem p{M, N, K, std::vector<float>(size_t(M) * K), std::vector<float>(size_t(K) * N), ""};
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  for (float& x : p.A) x = dist(gen);
-  for (float& x : p.B) x = dist(gen);
-  p.description = shape(M, N, K) + " seeded random (seed " + std::to_string(seed) + ")";
-  return p;
+    Problem p{M, N, K, std::vector<float>(size_t(M) * K), std::vector<float>(size_t(K) * N), ""};
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    for (float& x : p.A) x = dist(gen);
+    for (float& x : p.B) x = dist(gen);
+    p.description = shape(M, N, K) + " seeded random (seed " + std::to_string(seed) + ")";
+    return p;
 }
 
 // Linked into every program that runs a lab through this harness: its CUDA_CHECK throws (lab_common.h).
 extern "C" void lab_cuda_check_throws() {}
 
 Run run_matmul(const Problem& p, MatmulFn matmul) {
-  Run run;
-  const size_t a_bytes = p.A.size() * sizeof(float), b_bytes = p.B.size() * sizeof(float);
-  const size_t c_elems = size_t(p.M) * p.N, c_bytes = c_elems * sizeof(float);
-  run.C.assign(c_elems, std::numeric_limits<float>::quiet_NaN());
-  float *A = nullptr, *B = nullptr, *C = nullptr;
-  cudaError_t e = cudaMalloc(&A, a_bytes);
-  if (e == cudaSuccess) e = cudaMalloc(&B, b_bytes);
-  if (e == cudaSuccess) e = cudaMalloc(&C, c_bytes);
-  if (e == cudaSuccess) e = cudaMemcpy(A, p.A.data(), a_bytes, cudaMemcpyHostToDevice);
-  if (e == cudaSuccess) e = cudaMemcpy(B, p.B.data(), b_bytes, cudaMemcpyHostToDevice);
-  if (e == cudaSuccess) e = cudaMemcpy(C, run.C.data(), c_bytes, cudaMemcpyHostToDevice);  // NaN: "never written"
-  if (e != cudaSuccess) {
-    run.sync_error = e;
-    recover(e);
-    return run;
-  }
-#ifdef CUDAEMU
-  cudaemu::name_allocation(A, "A");
-  cudaemu::name_allocation(B, "B");
-  cudaemu::name_allocation(C, "C");
-  cudaemu::clear_launches();
-#endif
-  try {
-    matmul(A, B, C, p.M, p.N, p.K);
-    run.launch_error = cudaGetLastError();
-  } catch (const CudaCheckFailure& f) {  // the launcher's CUDA_CHECK: this run fails, the next test still runs
-    cudaGetLastError();                    // the error it caught is reported below, not left for the next call
-    run.launch_error = f.error;
-    run.cuda_check = std::string(f.file) + ":" + std::to_string(f.line) + ": CUDA_CHECK(" + f.expr + ")";
-  }
-  run.sync_error = cudaDeviceSynchronize();
-#ifdef CUDAEMU
-  run.measured = true;
-  for (const cudaemu::LaunchReport& r : cudaemu::launches()) {
-    ++run.kernel_launches;
-    run.bytes_read += r.global_load_bytes;
-    run.bytes_written += r.global_store_bytes;
-    for (const cudaemu::AllocationTraffic& a : r.allocations)
-      if (a.name == "A" || a.name == "B") run.bytes_read_AB += a.load_bytes;
-    if (!r.refused.empty()) {
-      run.diagnostic_kinds.push_back("launch");
-      run.diagnostics.push_back("launch: " + r.refused);
+    Run run;
+    const size_t a_bytes = p.A.size() * sizeof(float), b_bytes = p.B.size() * sizeof(float);
+    const size_t c_elems = size_t(p.M) * p.N, c_bytes = c_elems * sizeof(float);
+    run.C.assign(c_elems, std::numeric_limits<float>::quiet_NaN());
+    float *A = nullptr, *B = nullptr, *C = nullptr;
+    cudaError_t e = cudaMalloc(&A, a_bytes);
+    if (e == cudaSuccess) e = cudaMalloc(&B, b_bytes);
+    if (e == cudaSuccess) e = cudaMalloc(&C, c_bytes);
+    if (e == cudaSuccess) e = cudaMemcpy(A, p.A.data(), a_bytes, cudaMemcpyHostToDevice);
+    if (e == cudaSuccess) e = cudaMemcpy(B, p.B.data(), b_bytes, cudaMemcpyHostToDevice);
+    if (e == cudaSuccess) e = cudaMemcpy(C, run.C.data(), c_bytes, cudaMemcpyHostToDevice);  // NaN: "never written"
+    if (e != cudaSuccess) {
+        run.sync_error = e;
+        recover(e);
+        return run;
     }
-    for (const cudaemu::Diagnostic& d : r.diagnostics) {
-      run.diagnostic_kinds.push_back(d.kind);
-      run.diagnostics.push_back(d.kind + ": " + d.message);
-    }
-  }
-  if (run.sync_error == cudaSuccess) {
-    cudaemu::ElementCounts counts = cudaemu::element_counts(C);
-    run.C_writes = counts.writes;
-    run.C_writer = counts.writer_block;
-    run.A_reads = cudaemu::element_counts(A).reads;
-    run.B_reads = cudaemu::element_counts(B).reads;
-  }
+#ifdef CUDAEMU
+    cudaemu::name_allocation(A, "A");
+    cudaemu::name_allocation(B, "B");
+    cudaemu::name_allocation(C, "C");
+    cudaemu::clear_launches();
 #endif
-  if (run.sync_error == cudaSuccess) {
-    cudaError_t copy = cudaMemcpy(run.C.data(), C, c_bytes, cudaMemcpyDeviceToHost);
-    if (copy != cudaSuccess) run.sync_error = copy;
-  }
-  if (run.launch_error != cudaSuccess || run.sync_error != cudaSuccess) {
-    recover(run.sync_error != cudaSuccess ? run.sync_error : run.launch_error);
+    try {
+        matmul(A, B, C, p.M, p.N, p.K);
+        run.launch_error = cudaGetLastError();
+    } catch (const CudaCheckFailure& f) {  // the launcher's CUDA_CHECK: this run fails, the next test still runs
+        cudaGetLastError();                // the error it caught is reported below, not left for the next call
+        run.launch_error = f.error;
+        run.cuda_check = std::string(f.file) + ":" + std::to_string(f.line) + ": CUDA_CHECK(" + f.expr + ")";
+    }
+    run.sync_error = cudaDeviceSynchronize();
+#ifdef CUDAEMU
+    run.measured = true;
+    for (const cudaemu::LaunchReport& r : cudaemu::launches()) {
+        ++run.kernel_launches;
+        run.bytes_read += r.global_load_bytes;
+        run.bytes_written += r.global_store_bytes;
+        for (const cudaemu::AllocationTraffic& a : r.allocations)
+            if (a.name == "A" || a.name == "B") run.bytes_read_AB += a.load_bytes;
+        if (!r.refused.empty()) {
+            run.diagnostic_kinds.push_back("launch");
+            run.diagnostics.push_back("launch: " + r.refused);
+        }
+        for (const cudaemu::Diagnostic& d : r.diagnostics) {
+            run.diagnostic_kinds.push_back(d.kind);
+            run.diagnostics.push_back(d.kind + ": " + d.message);
+        }
+    }
+    if (run.sync_error == cudaSuccess) {
+        cudaemu::ElementCounts counts = cudaemu::element_counts(C);
+        run.C_writes = counts.writes;
+        run.C_writer = counts.writer_block;
+        run.A_reads = cudaemu::element_counts(A).reads;
+        run.B_reads = cudaemu::element_counts(B).reads;
+    }
+#endif
+    if (run.sync_error == cudaSuccess) {
+        cudaError_t copy = cudaMemcpy(run.C.data(), C, c_bytes, cudaMemcpyDeviceToHost);
+        if (copy != cudaSuccess) run.sync_error = copy;
+    }
+    if (run.launch_error != cudaSuccess || run.sync_error != cudaSuccess) {
+        recover(run.sync_error != cudaSuccess ? run.sync_error : run.launch_error);
+        return run;
+    }
+    cudaFree(A);
+    cudaFree(B);
+    cudaFree(C);
     return run;
-  }
-  cudaFree(A);
-  cudaFree(B);
-  cudaFree(C);
-  return run;
 }
 
 namespace {
 
 // The emulator's findings, the first few in full: one of each is what a student needs to see.
 void append_diagnostics(std::string& out, const Run& run, const std::string& prefix) {
-  const size_t shown = 3;
-  for (size_t i = 0; i < run.diagnostics.size() && i < shown; ++i) out += "\n  " + prefix + run.diagnostics[i];
-  if (run.diagnostics.size() > shown) out += "\n  ... and " + std::to_string(run.diagnostics.size() - shown) + " more";
+    const size_t shown = 3;
+    for (size_t i = 0; i < run.diagnostics.size() && i < shown; ++i) out += "\n  " + prefix + run.diagnostics[i];
+    if (run.diagnostics.size() > shown)
+        out += "\n  ... and " + std::to_string(run.diagnostics.size() - shown) + " more";
 }
 
 // What went wrong with the run itself, if anything: the error codes and the emulator's diagnosis.
 std::string run_failure(const Run& run) {
-  std::string out;
-  if (!run.cuda_check.empty())
-    out = run.cuda_check + " failed with " + error_text(run.launch_error) + ", so matmul() stopped there";
-  else if (run.launch_error != cudaSuccess)
-    out = "the launch failed with " + error_text(run.launch_error) + " — check the grid and block sizes";
-  else if (run.sync_error != cudaSuccess)
-    out = "the kernel failed with " + error_text(run.sync_error);
-  if (!out.empty()) append_diagnostics(out, run, "");
-  return out;
+    std::string out;
+    if (!run.cuda_check.empty())
+        out = run.cuda_check + " failed with " + error_text(run.launch_error) + ", so matmul() stopped there";
+    else if (run.launch_error != cudaSuccess)
+        out = "the launch failed with " + error_text(run.launch_error) + " — check the grid and block sizes";
+    else if (run.sync_error != cudaSuccess)
+        out = "the kernel failed with " + error_text(run.sync_error);
+    if (!out.empty()) append_diagnostics(out, run, "");
+    return out;
 }
 
 }  // namespace
@@ -164,111 +165,116 @@ namespace {
 // With every A element a and every B element b, each element of C is K products a·b. A wrong value that is a whole
 // number of them says how many products the kernel added up.
 std::string constant_hint(const Problem& p, float got) {
-  if (p.A.empty() || p.B.empty() || !std::isfinite(got)) return "";
-  const float a = p.A[0], b = p.B[0];
-  for (float x : p.A) if (x != a) return "";
-  for (float x : p.B) if (x != b) return "";
-  const double products = double(got) / (double(a) * b);
-  if (a * b == 0 || products < 0 || products >= p.K || products != std::floor(products)) return "";
-  return "; that is " + with_commas(uint64_t(products)) + " of the K = " + std::to_string(p.K) +
-         " products a·b added up: does a loop over K stop early (a count of phases that rounds down)?";
+    if (p.A.empty() || p.B.empty() || !std::isfinite(got)) return "";
+    const float a = p.A[0], b = p.B[0];
+    for (float x : p.A)
+        if (x != a) return "";
+    for (float x : p.B)
+        if (x != b) return "";
+    const double products = double(got) / (double(a) * b);
+    if (a * b == 0 || products < 0 || products >= p.K || products != std::floor(products)) return "";
+    return "; that is " + with_commas(uint64_t(products)) + " of the K = " + std::to_string(p.K) +
+           " products a·b added up: does a loop over K stop early (a count of phases that rounds down)?";
 }
 
 }  // namespace
 
 Verdict check_result(const Problem& p, const Run& run) {
-  Verdict v;
-  if (std::string failure = run_failure(run); !failure.empty()) return {false, p.description + ": " + failure};
-  ReferenceGemm ref = reference_gemm(p.A, p.B, p.M, p.N, p.K);
-  size_t wrong = 0, first = 0;
-  for (size_t i = 0; i < run.C.size(); ++i) {
-    double got = run.C[i];
-    if (!(std::fabs(got - ref.C[i]) <= ref.tolerance[i])) {  // written so that NaN counts as wrong
-      if (!wrong) first = i;
-      ++wrong;
+    Verdict v;
+    if (std::string failure = run_failure(run); !failure.empty()) return {false, p.description + ": " + failure};
+    ReferenceGemm ref = reference_gemm(p.A, p.B, p.M, p.N, p.K);
+    size_t wrong = 0, first = 0;
+    for (size_t i = 0; i < run.C.size(); ++i) {
+        double got = run.C[i];
+        if (!(std::fabs(got - ref.C[i]) <= ref.tolerance[i])) {  // written so that NaN counts as wrong
+            if (!wrong) first = i;
+            ++wrong;
+        }
     }
-  }
-  if (!wrong) return v;
-  char buf[512];
-  snprintf(buf, sizeof buf,
-           "%s: %zu of %zu elements are wrong; the first is C[%zu][%zu] (row, col): got %.9g, want %.9g "
-           "(tolerance %.3g)%s",
-           p.description.c_str(), wrong, run.C.size(), first / p.N, first % p.N, double(run.C[first]), ref.C[first],
-           ref.tolerance[first], std::isnan(run.C[first]) ? " — NaN means your kernel never wrote it" : "");
-  v.ok = false;
-  v.message = buf;
-  if (run.diagnostics.empty()) v.message += constant_hint(p, run.C[first]);  // a race can sum anything
-  append_diagnostics(v.message, run, "the emulator also found ");
-  return v;
+    if (!wrong) return v;
+    char buf[512];
+    snprintf(buf, sizeof buf,
+             "%s: %zu of %zu elements are wrong; the first is C[%zu][%zu] (row, col): got %.9g, want %.9g "
+             "(tolerance %.3g)%s",
+             p.description.c_str(), wrong, run.C.size(), first / p.N, first % p.N, double(run.C[first]), ref.C[first],
+             ref.tolerance[first], std::isnan(run.C[first]) ? " — NaN means your kernel never wrote it" : "");
+    v.ok = false;
+    v.message = buf;
+    if (run.diagnostics.empty()) v.message += constant_hint(p, run.C[first]);  // a race can sum anything
+    append_diagnostics(v.message, run, "the emulator also found ");
+    return v;
 }
 
 namespace {
 
 Verdict check_reads(const Problem& p, const Run& run, uint64_t bytes, const std::string& kernel_kind, bool exact) {
-  if (!run.measured) return {false, "memory traffic is only measured on the emulator (BACKEND=emu)"};
-  if (Verdict r = check_result(p, run); !r.ok)
-    return {false, "traffic is only judged for a correct kernel, and this one is not: " + r.message};
-  bool ok = exact ? run.bytes_read_AB == bytes : run.bytes_read_AB <= bytes;
-  if (ok) return {};
-  // which matrix: how many times the kernel read each of its elements, on average
-  auto per_matrix = [](const char* name, const std::vector<uint32_t>& reads) {
-    uint64_t loads = 0;
-    for (uint32_t r : reads) loads += r;
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s %s bytes (each element %.1f times)", name, with_commas(loads * sizeof(float)).c_str(),
-             reads.empty() ? 0.0 : double(loads) / double(reads.size()));
-    return std::string(buf);
-  };
-  return {false, p.description + ": your kernel read " + with_commas(run.bytes_read_AB) + " bytes of A and B; " +
-                     kernel_kind + " reads " + (exact ? "exactly " : "at most ") + with_commas(bytes) + ". " +
-                     per_matrix("A:", run.A_reads) + ", " + per_matrix("B:", run.B_reads)};
+    if (!run.measured) return {false, "memory traffic is only measured on the emulator (BACKEND=emu)"};
+    if (Verdict r = check_result(p, run); !r.ok)
+        return {false, "traffic is only judged for a correct kernel, and this one is not: " + r.message};
+    bool ok = exact ? run.bytes_read_AB == bytes : run.bytes_read_AB <= bytes;
+    if (ok) return {};
+    // which matrix: how many times the kernel read each of its elements, on average
+    auto per_matrix = [](const char* name, const std::vector<uint32_t>& reads) {
+        uint64_t loads = 0;
+        for (uint32_t r : reads) loads += r;
+        char buf[128];
+        snprintf(buf, sizeof buf, "%s %s bytes (each element %.1f times)", name,
+                 with_commas(loads * sizeof(float)).c_str(),
+                 reads.empty() ? 0.0 : double(loads) / double(reads.size()));
+        return std::string(buf);
+    };
+    return {false, p.description + ": your kernel read " + with_commas(run.bytes_read_AB) + " bytes of A and B; " +
+                       kernel_kind + " reads " + (exact ? "exactly " : "at most ") + with_commas(bytes) + ". " +
+                       per_matrix("A:", run.A_reads) + ", " + per_matrix("B:", run.B_reads)};
 }
 
 }  // namespace
 
 Verdict check_reads_at_most(const Problem& p, const Run& run, uint64_t bytes, const std::string& kernel_kind) {
-  return check_reads(p, run, bytes, kernel_kind, false);
+    return check_reads(p, run, bytes, kernel_kind, false);
 }
 
 Verdict check_reads_exactly(const Problem& p, const Run& run, uint64_t bytes, const std::string& kernel_kind) {
-  return check_reads(p, run, bytes, kernel_kind, true);
+    return check_reads(p, run, bytes, kernel_kind, true);
 }
 
 Verdict check_written_once(const Problem& p, const Run& run) {
-  if (!run.measured) return {false, "kernel stores are only counted on the emulator (BACKEND=emu)"};
-  if (Verdict r = check_result(p, run); !r.ok)
-    return {false, "stores are only judged for a correct kernel, and this one is not: " + r.message};
-  size_t never = 0, many = 0, first_never = 0, first_many = 0;
-  for (size_t i = 0; i < run.C_writes.size(); ++i) {
-    if (run.C_writes[i] == 0 && !never++) first_never = i;
-    if (run.C_writes[i] > 1 && !many++) first_many = i;
-  }
-  const uint64_t c_bytes = uint64_t(p.M) * p.N * sizeof(float);
-  if (never)
-    return {false, p.description + ": " + with_commas(never) + " elements of C were not written by kernel code, "
-                                                               "the first C[" +
-                       std::to_string(first_never / p.N) + "][" + std::to_string(first_never % p.N) +
-                       "] — C must be computed on the device by your kernel, not copied there from the host"};
-  if (many)
-    return {false, p.description + ": " + with_commas(many) + " elements of C were stored more than once, the first C[" +
-                       std::to_string(first_many / p.N) + "][" + std::to_string(first_many % p.N) + "] " +
-                       std::to_string(run.C_writes[first_many]) +
-                       " times — accumulate in a register and store each element once"};
-  if (run.bytes_written != c_bytes)
-    return {false, p.description + ": your kernel stored " + with_commas(run.bytes_written) +
-                       " bytes to global memory; C is " + with_commas(c_bytes) + " bytes, stored once"};
-  return {};
+    if (!run.measured) return {false, "kernel stores are only counted on the emulator (BACKEND=emu)"};
+    if (Verdict r = check_result(p, run); !r.ok)
+        return {false, "stores are only judged for a correct kernel, and this one is not: " + r.message};
+    size_t never = 0, many = 0, first_never = 0, first_many = 0;
+    for (size_t i = 0; i < run.C_writes.size(); ++i) {
+        if (run.C_writes[i] == 0 && !never++) first_never = i;
+        if (run.C_writes[i] > 1 && !many++) first_many = i;
+    }
+    const uint64_t c_bytes = uint64_t(p.M) * p.N * sizeof(float);
+    if (never)
+        return {false, p.description + ": " + with_commas(never) +
+                           " elements of C were not written by kernel code, "
+                           "the first C[" +
+                           std::to_string(first_never / p.N) + "][" + std::to_string(first_never % p.N) +
+                           "] — C must be computed on the device by your kernel, not copied there from the host"};
+    if (many)
+        return {false, p.description + ": " + with_commas(many) +
+                           " elements of C were stored more than once, the first C[" +
+                           std::to_string(first_many / p.N) + "][" + std::to_string(first_many % p.N) + "] " +
+                           std::to_string(run.C_writes[first_many]) +
+                           " times — accumulate in a register and store each element once"};
+    if (run.bytes_written != c_bytes)
+        return {false, p.description + ": your kernel stored " + with_commas(run.bytes_written) +
+                           " bytes to global memory; C is " + with_commas(c_bytes) + " bytes, stored once"};
+    return {};
 }
 
 Verdict check_clean(const Problem& p, const Run& run) {
-  if (!run.measured) return {false, "memory safety is only checked on the emulator (BACKEND=emu)"};
-  if (!run.diagnostics.empty() || run.launch_error != cudaSuccess || run.sync_error != cudaSuccess) {
-    std::string out = p.description + ":";
-    if (run.diagnostics.empty()) out += " " + run_failure(run);
-    append_diagnostics(out, run, "");
-    return {false, out};
-  }
-  if (Verdict r = check_result(p, run); !r.ok)
-    return {false, "memory safety is only judged for a correct kernel, and this one is not: " + r.message};
-  return {};
+    if (!run.measured) return {false, "memory safety is only checked on the emulator (BACKEND=emu)"};
+    if (!run.diagnostics.empty() || run.launch_error != cudaSuccess || run.sync_error != cudaSuccess) {
+        std::string out = p.description + ":";
+        if (run.diagnostics.empty()) out += " " + run_failure(run);
+        append_diagnostics(out, run, "");
+        return {false, out};
+    }
+    if (Verdict r = check_result(p, run); !r.ok)
+        return {false, "memory safety is only judged for a correct kernel, and this one is not: " + r.message};
+    return {};
 }

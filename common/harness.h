@@ -17,32 +17,32 @@
 using MatmulFn = void (*)(const float* A, const float* B, float* C, int M, int N, int K);
 
 struct Problem {
-  int M = 0, N = 0, K = 0;
-  std::vector<float> A, B;
-  std::string description;  // "55×48·48×43 seeded random"
+    int M = 0, N = 0, K = 0;
+    std::vector<float> A, B;
+    std::string description;  // "55×48·48×43 seeded random"
 };
 
 Problem constant_problem(int M, int N, int K, float a, float b);  // every A element a, every B element b
-Problem counting_problem(int M, int N, int K);                     // A and B hold 1, 2, 3, ... in row-major order
-Problem random_problem(int M, int N, int K, uint32_t seed);        // uniform in [-1, 1); A is not Bᵀ
+Problem counting_problem(int M, int N, int K);                    // A and B hold 1, 2, 3, ... in row-major order
+Problem random_problem(int M, int N, int K, uint32_t seed);       // uniform in [-1, 1); A is not Bᵀ
 
 struct Run {
-  std::vector<float> C;                    // copied back; NaN where nothing was written
-  cudaError_t launch_error = cudaSuccess;  // cudaGetLastError() after matmul() returned
-  cudaError_t sync_error = cudaSuccess;    // cudaDeviceSynchronize()
-  std::string cuda_check;                  // "kernel.cu:58: CUDA_CHECK(cudaGetLastError())" when one failed
-  // Measured by the emulator only (measured == false on a GPU):
-  bool measured = false;
-  int kernel_launches = 0;
-  uint64_t bytes_read_AB = 0;       // global bytes loaded from A and B
-  uint64_t bytes_read = 0;          // all global bytes loaded
-  uint64_t bytes_written = 0;       // all global bytes stored
-  std::vector<uint32_t> C_writes;   // per element of C: how many kernel stores touched it
-  std::vector<int64_t> C_writer;    // per element of C: linear index of the block that stored it last, -1 if none
-  std::vector<uint32_t> A_reads;    // per element of A: how many kernel loads touched it
-  std::vector<uint32_t> B_reads;    // per element of B: the same
-  std::vector<std::string> diagnostic_kinds;  // "race", "out-of-bounds", ...
-  std::vector<std::string> diagnostics;       // one line each, with file:line
+    std::vector<float> C;                    // copied back; NaN where nothing was written
+    cudaError_t launch_error = cudaSuccess;  // cudaGetLastError() after matmul() returned
+    cudaError_t sync_error = cudaSuccess;    // cudaDeviceSynchronize()
+    std::string cuda_check;                  // "kernel.cu:58: CUDA_CHECK(cudaGetLastError())" when one failed
+    // Measured by the emulator only (measured == false on a GPU):
+    bool measured = false;
+    int kernel_launches = 0;
+    uint64_t bytes_read_AB = 0;      // global bytes loaded from A and B
+    uint64_t bytes_read = 0;         // all global bytes loaded
+    uint64_t bytes_written = 0;      // all global bytes stored
+    std::vector<uint32_t> C_writes;  // per element of C: how many kernel stores touched it
+    std::vector<int64_t> C_writer;   // per element of C: linear index of the block that stored it last, -1 if none
+    std::vector<uint32_t> A_reads;   // per element of A: how many kernel loads touched it
+    std::vector<uint32_t> B_reads;   // per element of B: the same
+    std::vector<std::string> diagnostic_kinds;  // "race", "out-of-bounds", ...
+    std::vector<std::string> diagnostics;       // one line each, with file:line
 };
 
 // Allocates A, B and C on the device, fills C with NaN, calls matmul, synchronises and copies C back.
@@ -50,8 +50,8 @@ struct Run {
 Run run_matmul(const Problem& p, MatmulFn matmul);
 
 struct Verdict {
-  bool ok = true;
-  std::string message;  // empty when ok
+    bool ok = true;
+    std::string message;  // empty when ok
 };
 
 Verdict check_result(const Problem& p, const Run& run);

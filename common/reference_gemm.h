@@ -6,8 +6,8 @@
 #include <vector>
 
 struct ReferenceGemm {
-  std::vector<double> C;          // M×N, row-major
-  std::vector<double> tolerance;  // M×N: how far a correct float result may be from C
+    std::vector<double> C;          // M×N, row-major
+    std::vector<double> tolerance;  // M×N: how far a correct float result may be from C
 };
 
 // A float dot product of length K, summed in any order (with or without FMA), differs from the exact value by at

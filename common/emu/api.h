@@ -10,11 +10,11 @@
 namespace cudaemu {
 
 struct Config {
-  unsigned workers = 1;
-  double timeout_s = 300;
-  std::string stats_path;
-  bool quiet = false;
-  size_t stack_bytes = 128 * 1024;
+    unsigned workers = 1;
+    double timeout_s = 300;
+    std::string stats_path;
+    bool quiet = false;
+    size_t stack_bytes = 128 * 1024;
 };
 const Config& config();
 

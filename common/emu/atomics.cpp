@@ -14,41 +14,40 @@ namespace cudaemu {
 namespace {
 
 void count_atomic(uintptr_t a, size_t size, uintptr_t pc) {
-  if (a - g_arena_base < g_arena_size) {
-    global_access(a, size, false, pc);
-    global_access(a, size, true, pc);
-  } else if (Worker* w = tls_worker; w && w->current && a - w->shared_lo < w->shared_size) {
-    w->shared_load += size;
-    w->shared_store += size;
-    for (size_t word = (a - w->shared_lo) / 4; word <= (a - w->shared_lo + size - 1) / 4; ++word) {
-      if (w->split[word])
-        for (size_t i = 0; i < 4; ++i) w->shadow_bytes[word * 4 + i].write_epoch = w->block_first_epoch;
-      else
-        w->shadow_words[word].write_epoch = w->block_first_epoch;
+    if (a - g_arena_base < g_arena_size) {
+        global_access(a, size, false, pc);
+        global_access(a, size, true, pc);
+    } else if (Worker* w = tls_worker; w && w->current && a - w->shared_lo < w->shared_size) {
+        w->shared_load += size;
+        w->shared_store += size;
+        for (size_t word = (a - w->shared_lo) / 4; word <= (a - w->shared_lo + size - 1) / 4; ++word) {
+            if (w->split[word])
+                for (size_t i = 0; i < 4; ++i) w->shadow_bytes[word * 4 + i].write_epoch = w->block_first_epoch;
+            else
+                w->shadow_words[word].write_epoch = w->block_first_epoch;
+        }
+    } else if (w && w->current && !g_registered.empty()) {  // w: the worker found above
+        if (registered_access(*w, a, size, false, pc)) registered_access(*w, a, size, true, pc);
     }
-  } else if (w && w->current && !g_registered.empty()) {  // w: the worker found above
-    if (registered_access(*w, a, size, false, pc)) registered_access(*w, a, size, true, pc);
-  }
 }
 
 // Replaces *address with op(*address) atomically; returns the old value. T's bits are updated with a
 // compare-and-swap loop, which serves every operation and type (float and double included).
 template <class T, class Op>
 T update(T* address, uintptr_t pc, Op op) {
-  count_atomic(reinterpret_cast<uintptr_t>(address), sizeof(T), pc);
-  T old = __atomic_load_n(address, __ATOMIC_SEQ_CST);
-  while (!__atomic_compare_exchange_n(address, &old, op(old), false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-  }
-  return old;
+    count_atomic(reinterpret_cast<uintptr_t>(address), sizeof(T), pc);
+    T old = __atomic_load_n(address, __ATOMIC_SEQ_CST);
+    while (!__atomic_compare_exchange_n(address, &old, op(old), false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+    }
+    return old;
 }
 
 // Floating-point values are updated through their bits, so that the compare is bitwise (as a GPU's CAS is).
 template <class F, class Bits, class Op>
 F update_float(F* address, uintptr_t pc, Op op) {
-  auto* bits = reinterpret_cast<Bits*>(address);
-  return __builtin_bit_cast(F, update(bits, pc, [&](Bits old) {
-    return __builtin_bit_cast(Bits, op(__builtin_bit_cast(F, old)));
-  }));
+    auto* bits = reinterpret_cast<Bits*>(address);
+    return __builtin_bit_cast(
+        F, update(bits, pc, [&](Bits old) { return __builtin_bit_cast(Bits, op(__builtin_bit_cast(F, old))); }));
 }
 
 }  // namespace
@@ -59,10 +58,10 @@ using cudaemu::update_float;
 
 // The integer operations, each for every type CUDA has it for. CUDAEMU_RA must be read in the function the kernel
 // called, so each is written out rather than forwarded.
-#define CUDAEMU_ATOMIC(name, T, expr)                                          \
-  T name(T* address, T value) {                                               \
-    return update(address, CUDAEMU_RA, [value](T old) -> T { return expr; }); \
-  }
+#define CUDAEMU_ATOMIC(name, T, expr)                                             \
+    T name(T* address, T value) {                                                 \
+        return update(address, CUDAEMU_RA, [value](T old) -> T { return expr; }); \
+    }
 CUDAEMU_ATOMIC(atomicAdd, unsigned long long, old + value)
 CUDAEMU_ATOMIC(atomicSub, int, static_cast<int>(static_cast<unsigned int>(old) - static_cast<unsigned int>(value)))
 CUDAEMU_ATOMIC(atomicSub, unsigned int, old - value)
@@ -79,9 +78,9 @@ CUDAEMU_ATOMIC(atomicMax, long long, value > old ? value : old)
 CUDAEMU_ATOMIC(atomicMax, unsigned long long, value > old ? value : old)
 CUDAEMU_ATOMIC(atomicInc, unsigned int, old >= value ? 0u : old + 1)
 CUDAEMU_ATOMIC(atomicDec, unsigned int, (old == 0 || old > value) ? value : old - 1)
-CUDAEMU_ATOMIC(atomicAnd, int, old & value)
-CUDAEMU_ATOMIC(atomicAnd, unsigned int, old & value)
-CUDAEMU_ATOMIC(atomicAnd, unsigned long long, old & value)
+CUDAEMU_ATOMIC(atomicAnd, int, old& value)
+CUDAEMU_ATOMIC(atomicAnd, unsigned int, old& value)
+CUDAEMU_ATOMIC(atomicAnd, unsigned long long, old& value)
 CUDAEMU_ATOMIC(atomicOr, int, old | value)
 CUDAEMU_ATOMIC(atomicOr, unsigned int, old | value)
 CUDAEMU_ATOMIC(atomicOr, unsigned long long, old | value)
@@ -91,16 +90,16 @@ CUDAEMU_ATOMIC(atomicXor, unsigned long long, old ^ value)
 #undef CUDAEMU_ATOMIC
 
 double atomicAdd(double* address, double value) {
-  return update_float<double, uint64_t>(address, CUDAEMU_RA, [value](double old) { return old + value; });
+    return update_float<double, uint64_t>(address, CUDAEMU_RA, [value](double old) { return old + value; });
 }
 float atomicExch(float* address, float value) {
-  return update_float<float, uint32_t>(address, CUDAEMU_RA, [value](float) { return value; });
+    return update_float<float, uint32_t>(address, CUDAEMU_RA, [value](float) { return value; });
 }
 
-#define CUDAEMU_ATOMIC_CAS(T)                                                                   \
-  T atomicCAS(T* address, T compare, T value) {                                                 \
-    return update(address, CUDAEMU_RA, [compare, value](T old) { return old == compare ? value : old; }); \
-  }
+#define CUDAEMU_ATOMIC_CAS(T)                                                                                 \
+    T atomicCAS(T* address, T compare, T value) {                                                             \
+        return update(address, CUDAEMU_RA, [compare, value](T old) { return old == compare ? value : old; }); \
+    }
 CUDAEMU_ATOMIC_CAS(int)
 CUDAEMU_ATOMIC_CAS(unsigned int)
 CUDAEMU_ATOMIC_CAS(unsigned long long)

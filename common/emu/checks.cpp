@@ -29,77 +29,78 @@ namespace cudaemu {
 __thread Worker* tls_worker = nullptr;
 
 void judge_pending_reads(Worker& w) {
-  for (const Worker::PendingRead& p : w.pending_reads) {
-    const ShadowByte& s = w.split[p.offset / 4] ? w.shadow_bytes[p.offset] : w.shadow_words[p.offset / 4];
-    if (s.write_epoch >= w.interval_start && s.write_tid != p.tid) continue;  // a race, already reported
-    add_diag(w, DiagKind::kUninitialized, p.tid, p.pc, 0,
-             "uninitialised shared memory: thread " + tid_coord(w, p.tid) + " of block " + coord(w.block_idx) +
-                 " reads " + shared_variable_at(p.offset) +
-                 " at %1, but no thread of this block has written it — is a load (or its zero fill) missing?");
-  }
-  w.pending_reads.clear();
+    for (const Worker::PendingRead& p : w.pending_reads) {
+        const ShadowByte& s = w.split[p.offset / 4] ? w.shadow_bytes[p.offset] : w.shadow_words[p.offset / 4];
+        if (s.write_epoch >= w.interval_start && s.write_tid != p.tid) continue;  // a race, already reported
+        add_diag(w, DiagKind::kUninitialized, p.tid, p.pc, 0,
+                 "uninitialised shared memory: thread " + tid_coord(w, p.tid) + " of block " + coord(w.block_idx) +
+                     " reads " + shared_variable_at(p.offset) +
+                     " at %1, but no thread of this block has written it — is a load (or its zero fill) missing?");
+    }
+    w.pending_reads.clear();
 }
 
 namespace {
 
 std::string describe_oob(uintptr_t a, size_t size) {
-  // The nearest allocation, live or freed, names what the kernel was probably indexing.
-  const Allocation* best = nullptr;
-  uint64_t best_distance = UINT64_MAX;
-  for (const auto& al : g_allocations) {
-    uint64_t d = a < al->base ? al->base - a : (a >= al->base + al->bytes ? a - (al->base + al->bytes) + 1 : 0);
-    if (d < best_distance) best_distance = d, best = al.get();
-  }
-  if (!best) return "address 0x" + std::to_string(a) + " is not in any allocation";
-  int64_t offset = static_cast<int64_t>(a) - static_cast<int64_t>(best->base);
-  int64_t element = offset >= 0 ? offset / int64_t(size) : -((-offset + int64_t(size) - 1) / int64_t(size));
-  std::string where = "'" + best->name + "'";
-  std::string made = best->file.empty() ? ""
-                     : (best->kind == Allocation::Kind::kRegistered ? ", registered at " : ", allocated at ") +
-                           best->file + ":" + std::to_string(best->line);
-  std::string what = "element " + std::to_string(element) + " of " + where + " (" +
-                     std::to_string(best->bytes / size) + " elements of " + std::to_string(size) + " bytes" + made +
-                     ")";
-  if (!best->live) return what + ", which was freed before this access";
-  if (offset < 0) return what + ": " + std::to_string(-offset) + " bytes before its start";
-  return what + ": " + std::to_string(a + size - (best->base + best->bytes)) + " bytes past its end";
+    // The nearest allocation, live or freed, names what the kernel was probably indexing.
+    const Allocation* best = nullptr;
+    uint64_t best_distance = UINT64_MAX;
+    for (const auto& al : g_allocations) {
+        uint64_t d = a < al->base ? al->base - a : (a >= al->base + al->bytes ? a - (al->base + al->bytes) + 1 : 0);
+        if (d < best_distance) best_distance = d, best = al.get();
+    }
+    if (!best) return "address 0x" + std::to_string(a) + " is not in any allocation";
+    int64_t offset = static_cast<int64_t>(a) - static_cast<int64_t>(best->base);
+    int64_t element = offset >= 0 ? offset / int64_t(size) : -((-offset + int64_t(size) - 1) / int64_t(size));
+    std::string where = "'" + best->name + "'";
+    std::string made = best->file.empty()
+                           ? ""
+                           : (best->kind == Allocation::Kind::kRegistered ? ", registered at " : ", allocated at ") +
+                                 best->file + ":" + std::to_string(best->line);
+    std::string what = "element " + std::to_string(element) + " of " + where + " (" +
+                       std::to_string(best->bytes / size) + " elements of " + std::to_string(size) + " bytes" + made +
+                       ")";
+    if (!best->live) return what + ", which was freed before this access";
+    if (offset < 0) return what + ": " + std::to_string(-offset) + " bytes before its start";
+    return what + ": " + std::to_string(a + size - (best->base + best->bytes)) + " bytes past its end";
 }
 
 [[noreturn]] void out_of_bounds(Worker& w, uintptr_t a, size_t size, bool store, uintptr_t pc) {
-  add_diag(w, DiagKind::kOutOfBounds, w.current->linear, pc, 0,
-           std::string("out-of-bounds ") + (store ? "store" : "load") + " of " + std::to_string(size) +
-               " bytes at %1 by thread " + coord(w.current->idx) + " of block " + coord(w.block_idx) + ": " +
-               describe_oob(a, size));
-  abort_block(w, cudaErrorIllegalAddress);
+    add_diag(w, DiagKind::kOutOfBounds, w.current->linear, pc, 0,
+             std::string("out-of-bounds ") + (store ? "store" : "load") + " of " + std::to_string(size) +
+                 " bytes at %1 by thread " + coord(w.current->idx) + " of block " + coord(w.block_idx) + ": " +
+                 describe_oob(a, size));
+    abort_block(w, cudaErrorIllegalAddress);
 }
 
 std::mutex g_host_access_mutex;
 std::set<uintptr_t> g_host_access_reported;
 
 void host_access(uintptr_t a, size_t size, bool store, uintptr_t pc) {
-  Allocation* al = live_allocation_containing(reinterpret_cast<void*>(a), size);
-  if (al && (al->kind == Allocation::Kind::kManaged || al->kind == Allocation::Kind::kHostAlloc))
-    return;  // host code may use managed and page-locked host memory
-  {
-    std::lock_guard<std::mutex> lock(g_host_access_mutex);
-    if (!g_host_access_reported.insert(pc).second) return;
-  }
-  if (config().quiet) return;
-  SourceLocation loc = location_of(pc);
-  fprintf(stderr,
-          "%s: cudaemu: host-access: host code %s device memory%s%s%s — on a GPU this crashes; copy it with "
-          "cudaMemcpy\n",
-          loc.text().c_str(), store ? "writes" : "reads", al ? " ('" : "", al ? al->name.c_str() : "",
-          al ? "')" : "");
+    Allocation* al = live_allocation_containing(reinterpret_cast<void*>(a), size);
+    if (al && (al->kind == Allocation::Kind::kManaged || al->kind == Allocation::Kind::kHostAlloc))
+        return;  // host code may use managed and page-locked host memory
+    {
+        std::lock_guard<std::mutex> lock(g_host_access_mutex);
+        if (!g_host_access_reported.insert(pc).second) return;
+    }
+    if (config().quiet) return;
+    SourceLocation loc = location_of(pc);
+    fprintf(stderr,
+            "%s: cudaemu: host-access: host code %s device memory%s%s%s — on a GPU this crashes; copy it with "
+            "cudaMemcpy\n",
+            loc.text().c_str(), store ? "writes" : "reads", al ? " ('" : "", al ? al->name.c_str() : "",
+            al ? "')" : "");
 }
 
 uint32_t* counter_array(size_t words) {
-  auto* p = static_cast<uint32_t*>(calloc(words, 4));
-  if (!p) {
-    fprintf(stderr, "cudaemu: out of host memory for access counters\n");
-    exit(2);
-  }
-  return p;
+    auto* p = static_cast<uint32_t*>(calloc(words, 4));
+    if (!p) {
+        fprintf(stderr, "cudaemu: out of host memory for access counters\n");
+        exit(2);
+    }
+    return p;
 }
 
 }  // namespace
@@ -108,57 +109,57 @@ namespace {
 // Counts a kernel's access to [a, a + size), which lies inside `al`.
 __attribute__((always_inline)) inline void count_global(Worker* w, Fiber* f, Allocation* al, uintptr_t a, size_t size,
                                                         bool store) {
-  size_t first = (a - al->base) >> 2, last = (a + size - 1 - al->base) >> 2;
-  if (store) {
-    w->global_store += size;
-    f->store_bytes += size;
-    w->alloc_store[al->id] += size;
-    uint32_t*& writes = al->writes[w->index];
-    if (__builtin_expect(!writes, 0)) writes = counter_array(al->words);
-    uint32_t writer = static_cast<uint32_t>(std::min<uint64_t>(w->block_linear + 1, UINT32_MAX));
-    for (size_t i = first; i <= last; ++i) {
-      writes[i]++;
-      __atomic_store_n(&al->writer[i], writer, __ATOMIC_RELAXED);
+    size_t first = (a - al->base) >> 2, last = (a + size - 1 - al->base) >> 2;
+    if (store) {
+        w->global_store += size;
+        f->store_bytes += size;
+        w->alloc_store[al->id] += size;
+        uint32_t*& writes = al->writes[w->index];
+        if (__builtin_expect(!writes, 0)) writes = counter_array(al->words);
+        uint32_t writer = static_cast<uint32_t>(std::min<uint64_t>(w->block_linear + 1, UINT32_MAX));
+        for (size_t i = first; i <= last; ++i) {
+            writes[i]++;
+            __atomic_store_n(&al->writer[i], writer, __ATOMIC_RELAXED);
+        }
+    } else {
+        const uint64_t global_bytes = size & al->global_mask;  // a __constant__ load is not global traffic
+        w->global_load += global_bytes;
+        f->load_bytes += global_bytes;
+        w->alloc_load[al->id] += size;
+        uint32_t*& reads = al->reads[w->index];
+        if (__builtin_expect(!reads, 0)) reads = counter_array(al->words);
+        for (size_t i = first; i <= last; ++i) reads[i]++;
     }
-  } else {
-    const uint64_t global_bytes = size & al->global_mask;  // a __constant__ load is not global traffic
-    w->global_load += global_bytes;
-    f->load_bytes += global_bytes;
-    w->alloc_load[al->id] += size;
-    uint32_t*& reads = al->reads[w->index];
-    if (__builtin_expect(!reads, 0)) reads = counter_array(al->words);
-    for (size_t i = first; i <= last; ++i) reads[i]++;
-  }
 }
 }  // namespace
 
 __attribute__((noinline)) void global_access(uintptr_t a, size_t size, bool store, uintptr_t pc) {
-  Worker* w = tls_worker;
-  Fiber* f = w ? w->current : nullptr;
-  if (!f) {
-    host_access(a, size, store, pc);
-    return;
-  }
-  if (g_abort_kernel.load(std::memory_order_relaxed)) abort_for_timeout(*w);
-  Allocation* al = allocation_at(a);
-  if (!al || !al->live || a < al->base || a + size > al->base + al->bytes) out_of_bounds(*w, a, size, store, pc);
-  count_global(w, f, al, a, size, store);
+    Worker* w = tls_worker;
+    Fiber* f = w ? w->current : nullptr;
+    if (!f) {
+        host_access(a, size, store, pc);
+        return;
+    }
+    if (g_abort_kernel.load(std::memory_order_relaxed)) abort_for_timeout(*w);
+    Allocation* al = allocation_at(a);
+    if (!al || !al->live || a < al->base || a + size > al->base + al->bytes) out_of_bounds(*w, a, size, store, pc);
+    count_global(w, f, al, a, size, store);
 }
 
 bool registered_access(Worker& w, uintptr_t a, size_t size, bool store, uintptr_t pc) {
-  if (a - reinterpret_cast<uintptr_t>(w.stacks) < w.stack_stride * w.fibers.size()) return false;  // a stack
-  Allocation* near = nullptr;
-  Allocation* al = registered_range(a, size, &near);
-  if (al) {
-    if (g_abort_kernel.load(std::memory_order_relaxed)) abort_for_timeout(w);
-    count_global(&w, w.current, al, a, size, store);
-    return true;
-  }
-  // The kernel's arguments are read from the launching thread's stack, next to the launch's closure: not an
-  // overrun, even when the program registered a buffer on that stack.
-  const uintptr_t args = reinterpret_cast<uintptr_t>(w.launch->closure);
-  if (near && a + 65536 - args >= 2 * 65536) out_of_bounds(w, a, size, store, pc);
-  return false;
+    if (a - reinterpret_cast<uintptr_t>(w.stacks) < w.stack_stride * w.fibers.size()) return false;  // a stack
+    Allocation* near = nullptr;
+    Allocation* al = registered_range(a, size, &near);
+    if (al) {
+        if (g_abort_kernel.load(std::memory_order_relaxed)) abort_for_timeout(w);
+        count_global(&w, w.current, al, a, size, store);
+        return true;
+    }
+    // The kernel's arguments are read from the launching thread's stack, next to the launch's closure: not an
+    // overrun, even when the program registered a buffer on that stack.
+    const uintptr_t args = reinterpret_cast<uintptr_t>(w.launch->closure);
+    if (near && a + 65536 - args >= 2 * 65536) out_of_bounds(w, a, size, store, pc);
+    return false;
 }
 
 namespace {
@@ -166,18 +167,18 @@ namespace {
 // True when the write by thread `writer` (at `epoch`, in the current barrier interval) is ordered before an access by
 // `tid` through a __syncwarp() both took part in. Only lanes of one warp order their accesses that way.
 inline bool warp_ordered(const Worker& w, uint32_t tid, uint32_t other, uint32_t epoch) {
-  return same_warp(tid, other) && w.pair_sync[tid * 32 + (other & 31)] > epoch;
+    return same_warp(tid, other) && w.pair_sync[tid * 32 + (other & 31)] > epoch;
 }
 
 // "threads (1,0,0) and (2,0,0) of block (0,0,0)", and what is missing between them: lanes of one warp need a
 // __syncwarp(), threads of different warps a __syncthreads().
 std::string missing_sync(const Worker& w, uint32_t a, uint32_t b) {
-  if (b != kManyReaders && same_warp(a, b))
-    return "with no __syncthreads() or __syncwarp() between them (lanes " + std::to_string(b & 31) + " and " +
-           std::to_string(a & 31) + " of warp " + std::to_string(a >> 5) +
-           ": a warp does not run in lockstep on Volta and newer GPUs) — is a __syncthreads() missing, or a "
-           "__syncwarp() where only this warp shares the data?";
-  return "with no __syncthreads() between them — is a __syncthreads() missing?";
+    if (b != kManyReaders && same_warp(a, b))
+        return "with no __syncthreads() or __syncwarp() between them (lanes " + std::to_string(b & 31) + " and " +
+               std::to_string(a & 31) + " of warp " + std::to_string(a >> 5) +
+               ": a warp does not run in lockstep on Volta and newer GPUs) — is a __syncthreads() missing, or a "
+               "__syncwarp() where only this warp shares the data?";
+    return "with no __syncthreads() between them — is a __syncthreads() missing?";
 }
 
 // An access in the current barrier interval that conflicts with an earlier one by another thread: a race, unless
@@ -185,203 +186,204 @@ std::string missing_sync(const Worker& w, uint32_t a, uint32_t b) {
 // Notes on the race recorded at (pc, other_pc) what the launch report needs to group it with the others of its
 // barrier interval; `cross_warp`: this instance is between threads of two warps, which only a __syncthreads() orders.
 void tag_race(Worker& w, uintptr_t pc, uintptr_t other_pc, size_t offset, bool cross_warp) {
-  if (cross_warp) w.cross_warp_races.insert(w.current->barrier_pc);  // also when the pair is not kept
-  auto it = w.diags.find(std::make_tuple(static_cast<int>(DiagKind::kRace), pc, other_pc));
-  if (it == w.diags.end()) return;
-  RawDiag& d = it->second;
-  if (d.variable.empty() || d.block == w.block_linear) {
-    d.barrier_pc = w.current->barrier_pc;
-    const std::string at = shared_variable_at(offset);
-    d.variable = at.substr(0, at.find(" ("));
-  }
-  d.tagged_race = true;
-  d.cross_warp = d.cross_warp || cross_warp;
+    if (cross_warp) w.cross_warp_races.insert(w.current->barrier_pc);  // also when the pair is not kept
+    auto it = w.diags.find(std::make_tuple(static_cast<int>(DiagKind::kRace), pc, other_pc));
+    if (it == w.diags.end()) return;
+    RawDiag& d = it->second;
+    if (d.variable.empty() || d.block == w.block_linear) {
+        d.barrier_pc = w.current->barrier_pc;
+        const std::string at = shared_variable_at(offset);
+        d.variable = at.substr(0, at.find(" ("));
+    }
+    d.tagged_race = true;
+    d.cross_warp = d.cross_warp || cross_warp;
 }
 
 __attribute__((noinline, cold)) void check_race(Worker& w, uint16_t tid, uintptr_t pc, size_t offset,
-                                               const ShadowByte& s, bool store) {
-  const uint32_t start = w.interval_start;
-  if (s.write_epoch >= start && s.write_tid != tid && !warp_ordered(w, tid, s.write_tid, s.write_epoch)) {
-    if (store) {
-      add_diag_lazy(w, DiagKind::kRace, tid, pc, s.write_pc, [&] {
-        return "race on shared memory between %2 and %1: threads " + tid_coord(w, s.write_tid) + " and " +
-               coord(w.current->idx) + " of block " + coord(w.block_idx) + " both write " +
-               shared_variable_at(offset) + " " + missing_sync(w, tid, s.write_tid);
-      });
-      tag_race(w, pc, s.write_pc, offset, !same_warp(tid, s.write_tid));
-    } else {
-      add_diag_lazy(w, DiagKind::kRace, tid, pc, s.write_pc, [&] {
-        return "race on shared memory between %2 and %1: thread " + tid_coord(w, s.write_tid) + " writes " +
-               shared_variable_at(offset) + " and thread " + coord(w.current->idx) + " of block " +
-               coord(w.block_idx) + " reads it " + missing_sync(w, tid, s.write_tid);
-      });
-      tag_race(w, pc, s.write_pc, offset, !same_warp(tid, s.write_tid));
+                                                const ShadowByte& s, bool store) {
+    const uint32_t start = w.interval_start;
+    if (s.write_epoch >= start && s.write_tid != tid && !warp_ordered(w, tid, s.write_tid, s.write_epoch)) {
+        if (store) {
+            add_diag_lazy(w, DiagKind::kRace, tid, pc, s.write_pc, [&] {
+                return "race on shared memory between %2 and %1: threads " + tid_coord(w, s.write_tid) + " and " +
+                       coord(w.current->idx) + " of block " + coord(w.block_idx) + " both write " +
+                       shared_variable_at(offset) + " " + missing_sync(w, tid, s.write_tid);
+            });
+            tag_race(w, pc, s.write_pc, offset, !same_warp(tid, s.write_tid));
+        } else {
+            add_diag_lazy(w, DiagKind::kRace, tid, pc, s.write_pc, [&] {
+                return "race on shared memory between %2 and %1: thread " + tid_coord(w, s.write_tid) + " writes " +
+                       shared_variable_at(offset) + " and thread " + coord(w.current->idx) + " of block " +
+                       coord(w.block_idx) + " reads it " + missing_sync(w, tid, s.write_tid);
+            });
+            tag_race(w, pc, s.write_pc, offset, !same_warp(tid, s.write_tid));
+        }
+        return;
     }
-    return;
-  }
-  if (!store || s.read_epoch < start) return;
-  // a store after reads: every reader but this thread must be a lane of its warp that synchronised with it since
-  bool unordered = s.read_tid == kManyReaders || !same_warp(s.read_tid, tid);
-  for (uint32_t lanes = s.read_lanes & ~(1u << (tid & 31)); !unordered && lanes; lanes &= lanes - 1)
-    unordered = !warp_ordered(w, tid, (tid & ~31u) | __builtin_ctz(lanes), s.read_epoch);
-  if (!unordered) return;
-  const uint32_t reader = s.read_tid == kManyReaders || s.read_tid != tid
-                              ? s.read_tid
-                              : (tid & ~31u) | __builtin_ctz(s.read_lanes & ~(1u << (tid & 31)));
-  add_diag_lazy(w, DiagKind::kRace, tid, pc, s.read_pc, [&] {
-    return "race on shared memory between %2 and %1: thread " +
-           (reader == kManyReaders ? std::string("(several)") : tid_coord(w, static_cast<uint16_t>(reader))) +
-           " reads " + shared_variable_at(offset) + " and thread " + coord(w.current->idx) + " of block " +
-           coord(w.block_idx) + " overwrites it " + missing_sync(w, tid, reader);
-  });
-  tag_race(w, pc, s.read_pc, offset, reader == kManyReaders || !same_warp(tid, reader));
+    if (!store || s.read_epoch < start) return;
+    // a store after reads: every reader but this thread must be a lane of its warp that synchronised with it since
+    bool unordered = s.read_tid == kManyReaders || !same_warp(s.read_tid, tid);
+    for (uint32_t lanes = s.read_lanes & ~(1u << (tid & 31)); !unordered && lanes; lanes &= lanes - 1)
+        unordered = !warp_ordered(w, tid, (tid & ~31u) | __builtin_ctz(lanes), s.read_epoch);
+    if (!unordered) return;
+    const uint32_t reader = s.read_tid == kManyReaders || s.read_tid != tid
+                                ? s.read_tid
+                                : (tid & ~31u) | __builtin_ctz(s.read_lanes & ~(1u << (tid & 31)));
+    add_diag_lazy(w, DiagKind::kRace, tid, pc, s.read_pc, [&] {
+        return "race on shared memory between %2 and %1: thread " +
+               (reader == kManyReaders ? std::string("(several)") : tid_coord(w, static_cast<uint16_t>(reader))) +
+               " reads " + shared_variable_at(offset) + " and thread " + coord(w.current->idx) + " of block " +
+               coord(w.block_idx) + " overwrites it " + missing_sync(w, tid, reader);
+    });
+    tag_race(w, pc, s.read_pc, offset, reader == kManyReaders || !same_warp(tid, reader));
 }
 
 // One shadow cell's bookkeeping for one access by thread `tid` in the current barrier interval.
-__attribute__((always_inline)) inline void track(Worker& w, ShadowByte& s, size_t offset, uint16_t tid, uintptr_t pc, bool store) {
-  const uint32_t epoch = w.epoch, start = w.interval_start;
-  if (store) {
-    if ((s.write_epoch >= start && s.write_tid != tid) ||
-        (s.read_epoch >= start && (s.read_tid != tid || (s.read_lanes & ~(1u << (tid & 31))))))
-      check_race(w, tid, pc, offset, s, true);
-    s.write_epoch = epoch;
-    s.write_tid = tid;
-    s.write_pc = pc;
-  } else {
-    if (s.write_epoch < w.block_first_epoch) {
-      if (w.pending_reads.size() < 4096) w.pending_reads.push_back({offset, epoch, tid, pc});
-    } else if (s.write_epoch >= start && s.write_tid != tid) {
-      check_race(w, tid, pc, offset, s, false);
+__attribute__((always_inline)) inline void track(Worker& w, ShadowByte& s, size_t offset, uint16_t tid, uintptr_t pc,
+                                                 bool store) {
+    const uint32_t epoch = w.epoch, start = w.interval_start;
+    if (store) {
+        if ((s.write_epoch >= start && s.write_tid != tid) ||
+            (s.read_epoch >= start && (s.read_tid != tid || (s.read_lanes & ~(1u << (tid & 31))))))
+            check_race(w, tid, pc, offset, s, true);
+        s.write_epoch = epoch;
+        s.write_tid = tid;
+        s.write_pc = pc;
+    } else {
+        if (s.write_epoch < w.block_first_epoch) {
+            if (w.pending_reads.size() < 4096) w.pending_reads.push_back({offset, epoch, tid, pc});
+        } else if (s.write_epoch >= start && s.write_tid != tid) {
+            check_race(w, tid, pc, offset, s, false);
+        }
+        if (__builtin_expect(s.read_epoch != epoch, 0)) {
+            if (s.read_epoch < start) {  // the first read in this barrier interval
+                s.read_epoch = epoch;
+                s.read_tid = tid;
+                s.read_lanes = 1u << (tid & 31);
+                s.read_pc = pc;
+                return;
+            }
+            s.read_epoch = epoch;  // a __syncwarp() since the last read
+        }
+        const uint16_t reader = s.read_tid;
+        if (reader != tid && reader != kManyReaders) {  // another reader: of this warp, or the set spans warps
+            if (same_warp(reader, tid))
+                s.read_lanes |= 1u << (tid & 31);
+            else
+                s.read_tid = kManyReaders;
+        }
     }
-    if (__builtin_expect(s.read_epoch != epoch, 0)) {
-      if (s.read_epoch < start) {  // the first read in this barrier interval
-        s.read_epoch = epoch;
-        s.read_tid = tid;
-        s.read_lanes = 1u << (tid & 31);
-        s.read_pc = pc;
-        return;
-      }
-      s.read_epoch = epoch;  // a __syncwarp() since the last read
-    }
-    const uint16_t reader = s.read_tid;
-    if (reader != tid && reader != kManyReaders) {  // another reader: of this warp, or the set spans warps
-      if (same_warp(reader, tid))
-        s.read_lanes |= 1u << (tid & 31);
-      else
-        s.read_tid = kManyReaders;
-    }
-  }
 }
 
 __attribute__((noinline)) void shared_access_bytes(Worker& w, size_t offset, size_t size, uint16_t tid, uintptr_t pc,
                                                    bool store) {
-  for (size_t b = offset; b < offset + size; ++b) {
-    size_t word = b / 4;
-    if (!w.split[word]) {  // from now on this word is tracked per byte, starting from its word state
-      for (size_t i = 0; i < 4; ++i) w.shadow_bytes[word * 4 + i] = w.shadow_words[word];
-      w.split[word] = 1;
+    for (size_t b = offset; b < offset + size; ++b) {
+        size_t word = b / 4;
+        if (!w.split[word]) {  // from now on this word is tracked per byte, starting from its word state
+            for (size_t i = 0; i < 4; ++i) w.shadow_bytes[word * 4 + i] = w.shadow_words[word];
+            w.split[word] = 1;
+        }
+        track(w, w.shadow_bytes[b], b, tid, pc, store);
     }
-    track(w, w.shadow_bytes[b], b, tid, pc, store);
-  }
 }
 
 // Past the bytes of dynamic shared memory the launch asked for: ends the block, as an out-of-bounds global access.
 [[noreturn]] __attribute__((noinline, cold)) void dynamic_shared_out_of_bounds(Worker& w, size_t offset, size_t size,
-                                                                              bool store, uintptr_t pc) {
-  const size_t asked = w.dynamic_limit - w.dynamic_lo;
-  add_diag(w, DiagKind::kOutOfBounds, w.current->linear, pc, 0,
-           std::string("out-of-bounds ") + (store ? "store" : "load") + " of " + std::to_string(size) +
-               " bytes at %1 by thread " + coord(w.current->idx) + " of block " + coord(w.block_idx) +
-               ": byte " + std::to_string(offset - w.dynamic_lo) +
-               " of the dynamic shared memory (extern __shared__), but the launch asked for " +
-               std::to_string(asked) + " bytes (the third <<<...>>> parameter): " +
-               std::to_string(offset + size - w.dynamic_limit) + " bytes past its end");
-  abort_block(w, cudaErrorIllegalAddress);
+                                                                               bool store, uintptr_t pc) {
+    const size_t asked = w.dynamic_limit - w.dynamic_lo;
+    add_diag(w, DiagKind::kOutOfBounds, w.current->linear, pc, 0,
+             std::string("out-of-bounds ") + (store ? "store" : "load") + " of " + std::to_string(size) +
+                 " bytes at %1 by thread " + coord(w.current->idx) + " of block " + coord(w.block_idx) + ": byte " +
+                 std::to_string(offset - w.dynamic_lo) +
+                 " of the dynamic shared memory (extern __shared__), but the launch asked for " +
+                 std::to_string(asked) + " bytes (the third <<<...>>> parameter): " +
+                 std::to_string(offset + size - w.dynamic_limit) + " bytes past its end");
+    abort_block(w, cudaErrorIllegalAddress);
 }
 
 // Every shared access that is not the common case: past the end of the shared memory in use (clamped), while an
 // asynchronous copy into shared memory is in flight, or not whole aligned words.
 __attribute__((noinline)) void shared_access_slow(Worker& w, size_t offset, size_t size, bool store, uintptr_t pc) {
-  const uint16_t tid = static_cast<uint16_t>(w.current->linear);
-  if (offset + size > w.shared_size) size = w.shared_size - offset;
-  (store ? w.shared_store : w.shared_load) += size;
-  if (__builtin_expect(w.async_words_pending != 0, 0)) async_in_flight_access(w, offset, size, store, pc);
-  if ((offset | size) & 3) {
-    shared_access_bytes(w, offset, size, tid, pc, store);
-    return;
-  }
-  for (size_t word = offset / 4; word < (offset + size) / 4; ++word) {
-    if (__builtin_expect(w.split[word], 0))
-      shared_access_bytes(w, word * 4, 4, tid, pc, store);
-    else
-      track(w, w.shadow_words[word], word * 4, tid, pc, store);
-  }
+    const uint16_t tid = static_cast<uint16_t>(w.current->linear);
+    if (offset + size > w.shared_size) size = w.shared_size - offset;
+    (store ? w.shared_store : w.shared_load) += size;
+    if (__builtin_expect(w.async_words_pending != 0, 0)) async_in_flight_access(w, offset, size, store, pc);
+    if ((offset | size) & 3) {
+        shared_access_bytes(w, offset, size, tid, pc, store);
+        return;
+    }
+    for (size_t word = offset / 4; word < (offset + size) / 4; ++word) {
+        if (__builtin_expect(w.split[word], 0))
+            shared_access_bytes(w, word * 4, 4, tid, pc, store);
+        else
+            track(w, w.shadow_words[word], word * 4, tid, pc, store);
+    }
 }
 
 // The common case inline: whole aligned words inside the shared memory in use, no copy in flight. `size` is the
 // callback's constant, so the loop over words unrolls.
 __attribute__((always_inline)) inline void shared_access(Worker& w, uintptr_t a, size_t size, bool store,
                                                          uintptr_t pc) {
-  if (g_abort_kernel.load(std::memory_order_relaxed)) abort_for_timeout(w);
-  const size_t offset = a - w.shared_lo;
-  if (__builtin_expect(offset + size - 1 - w.dynamic_limit < w.dynamic_slack, 0))
-    dynamic_shared_out_of_bounds(w, offset, size, store, pc);
-  if (__builtin_expect((offset + size > w.shared_size) | (w.async_words_pending != 0) | ((offset | size) & 3), 0)) {
-    shared_access_slow(w, offset, size, store, pc);
-    return;
-  }
-  (store ? w.shared_store : w.shared_load) += size;
-  const uint16_t tid = static_cast<uint16_t>(w.current->linear);
-  for (size_t word = offset / 4, end = word + size / 4; word < end; ++word) {
-    if (__builtin_expect(w.split[word], 0))
-      shared_access_bytes(w, word * 4, 4, tid, pc, store);
-    else
-      track(w, w.shadow_words[word], word * 4, tid, pc, store);
-  }
+    if (g_abort_kernel.load(std::memory_order_relaxed)) abort_for_timeout(w);
+    const size_t offset = a - w.shared_lo;
+    if (__builtin_expect(offset + size - 1 - w.dynamic_limit < w.dynamic_slack, 0))
+        dynamic_shared_out_of_bounds(w, offset, size, store, pc);
+    if (__builtin_expect((offset + size > w.shared_size) | (w.async_words_pending != 0) | ((offset | size) & 3), 0)) {
+        shared_access_slow(w, offset, size, store, pc);
+        return;
+    }
+    (store ? w.shared_store : w.shared_load) += size;
+    const uint16_t tid = static_cast<uint16_t>(w.current->linear);
+    for (size_t word = offset / 4, end = word + size / 4; word < end; ++word) {
+        if (__builtin_expect(w.split[word], 0))
+            shared_access_bytes(w, word * 4, 4, tid, pc, store);
+        else
+            track(w, w.shadow_words[word], word * 4, tid, pc, store);
+    }
 }
 
 // A GPU faults on an access whose address is not a multiple of the alignment its instruction needs: the size
 // of the value, or more for a vector (a float4's first element is loaded by a 16-byte instruction). Reached only
 // for a misaligned address; ends the block if a kernel made the access to global or shared memory.
 __attribute__((noinline, cold)) void misaligned(uintptr_t a, size_t align, bool store, uintptr_t pc) {
-  Worker* w = tls_worker;
-  if (!w || !w->current) return;  // host code
-  std::string where;
-  if (a - g_arena_base < g_arena_size) {
-    Allocation* al = allocation_at(a);
-    where = al ? "'" + al->name + "' (byte " + std::to_string(a - al->base) + ")" : "global memory";
-  } else if (a - w->shared_lo < w->shared_size) {
-    where = "shared " + shared_variable_at(a - w->shared_lo);
-  } else if (Allocation* near = nullptr, *al = registered_range(a, 1, &near); al) {
-    where = "'" + al->name + "' (byte " + std::to_string(a - al->base) + ")";
-  } else {
-    return;  // the thread's own stack
-  }
-  add_diag(*w, DiagKind::kMisaligned, w->current->linear, pc, 0,
-           std::string("misaligned ") + (store ? "store" : "load") + " at %1 by thread " + coord(w->current->idx) +
-               " of block " + coord(w->block_idx) + ": the " + (store ? "store" : "load") + " needs " +
-               std::to_string(align) + "-byte alignment, and " + where + " is " + std::to_string(a % align) +
-               " bytes past a multiple of " + std::to_string(align) +
-               " — a float4 must start at a multiple of 16 bytes (a float2 at 8): is the row length a multiple "
-               "of 4?");
-  abort_block(*w, cudaErrorMisalignedAddress);
+    Worker* w = tls_worker;
+    if (!w || !w->current) return;  // host code
+    std::string where;
+    if (a - g_arena_base < g_arena_size) {
+        Allocation* al = allocation_at(a);
+        where = al ? "'" + al->name + "' (byte " + std::to_string(a - al->base) + ")" : "global memory";
+    } else if (a - w->shared_lo < w->shared_size) {
+        where = "shared " + shared_variable_at(a - w->shared_lo);
+    } else if (Allocation* near = nullptr, *al = registered_range(a, 1, &near); al) {
+        where = "'" + al->name + "' (byte " + std::to_string(a - al->base) + ")";
+    } else {
+        return;  // the thread's own stack
+    }
+    add_diag(*w, DiagKind::kMisaligned, w->current->linear, pc, 0,
+             std::string("misaligned ") + (store ? "store" : "load") + " at %1 by thread " + coord(w->current->idx) +
+                 " of block " + coord(w->block_idx) + ": the " + (store ? "store" : "load") + " needs " +
+                 std::to_string(align) + "-byte alignment, and " + where + " is " + std::to_string(a % align) +
+                 " bytes past a multiple of " + std::to_string(align) +
+                 " — a float4 must start at a multiple of 16 bytes (a float2 at 8): is the row length a multiple "
+                 "of 4?");
+    abort_block(*w, cudaErrorMisalignedAddress);
 }
 
 // `align`: the alignment the access needs (0 or 1: none).
 __attribute__((always_inline)) inline void on_access(uintptr_t a, size_t size, bool store, uintptr_t pc,
                                                      size_t align = 0) {
-  if (__builtin_expect(align > 1 && (a & (align - 1)), 0)) misaligned(a, align, store, pc);
-  if (a - g_arena_base < g_arena_size) {
-    global_access(a, size, store, pc);
-    return;
-  }
-  Worker* w = tls_worker;
-  if (w && w->current) {
-    if (a - w->shared_lo < w->shared_size)
-      shared_access(*w, a, size, store, pc);
-    else if (__builtin_expect(!g_registered.empty(), 0))
-      registered_access(*w, a, size, store, pc);
-  }
+    if (__builtin_expect(align > 1 && (a & (align - 1)), 0)) misaligned(a, align, store, pc);
+    if (a - g_arena_base < g_arena_size) {
+        global_access(a, size, store, pc);
+        return;
+    }
+    Worker* w = tls_worker;
+    if (w && w->current) {
+        if (a - w->shared_lo < w->shared_size)
+            shared_access(*w, a, size, store, pc);
+        else if (__builtin_expect(!g_registered.empty(), 0))
+            registered_access(*w, a, size, store, pc);
+    }
 }
 
 }  // namespace
@@ -407,11 +409,11 @@ void __sanitizer_cov_store16(__int128* a) { on_access(reinterpret_cast<uintptr_t
 
 // emucc calls these instead where the compiler's alignment for an access differs from its size: more for a
 // piece of a vector (the first float of a float4 copy is `align 16`), less for a packed structure.
-#define CUDAEMU_ALIGNED(N, A)                                                                              \
-  void __cudaemu_load##N##_align##A(void* a) { on_access(reinterpret_cast<uintptr_t>(a), N, false, CUDAEMU_RA, A); } \
-  void __cudaemu_store##N##_align##A(void* a) { on_access(reinterpret_cast<uintptr_t>(a), N, true, CUDAEMU_RA, A); }
+#define CUDAEMU_ALIGNED(N, A)                                                                                          \
+    void __cudaemu_load##N##_align##A(void* a) { on_access(reinterpret_cast<uintptr_t>(a), N, false, CUDAEMU_RA, A); } \
+    void __cudaemu_store##N##_align##A(void* a) { on_access(reinterpret_cast<uintptr_t>(a), N, true, CUDAEMU_RA, A); }
 #define CUDAEMU_ALIGNED_ALL(N) \
-  CUDAEMU_ALIGNED(N, 1) CUDAEMU_ALIGNED(N, 2) CUDAEMU_ALIGNED(N, 4) CUDAEMU_ALIGNED(N, 8) CUDAEMU_ALIGNED(N, 16)
+    CUDAEMU_ALIGNED(N, 1) CUDAEMU_ALIGNED(N, 2) CUDAEMU_ALIGNED(N, 4) CUDAEMU_ALIGNED(N, 8) CUDAEMU_ALIGNED(N, 16)
 CUDAEMU_ALIGNED_ALL(1)
 CUDAEMU_ALIGNED_ALL(2)
 CUDAEMU_ALIGNED_ALL(4)
@@ -427,24 +429,24 @@ void __sanitizer_cov_pcs_init(const uintptr_t*, const uintptr_t*) {}
 // n bytes at p as the pieces of up to 16 bytes a GPU would move them in, each aligned to min(align, the piece's
 // largest power-of-two factor).
 static void count_pieces(const void* p, size_t n, bool store, size_t align, uintptr_t pc) {
-  for (size_t i = 0; i < n; i += 16) {
-    const size_t piece = std::min<size_t>(16, n - i);
-    on_access(reinterpret_cast<uintptr_t>(p) + i, piece, store, pc, std::min(align, piece & (~piece + 1)));
-  }
+    for (size_t i = 0; i < n; i += 16) {
+        const size_t piece = std::min<size_t>(16, n - i);
+        on_access(reinterpret_cast<uintptr_t>(p) + i, piece, store, pc, std::min(align, piece & (~piece + 1)));
+    }
 }
 static void counted_copy(void* dst, const void* src, size_t n, size_t align, uintptr_t pc) {
-  count_pieces(src, n, false, align, pc);
-  count_pieces(dst, n, true, align, pc);
-  memmove(dst, src, n);
+    count_pieces(src, n, false, align, pc);
+    count_pieces(dst, n, true, align, pc);
+    memmove(dst, src, n);
 }
 void __cudaemu_memcpy(void* dst, const void* src, size_t n, bool, size_t align) {
-  counted_copy(dst, src, n, align, CUDAEMU_RA);
+    counted_copy(dst, src, n, align, CUDAEMU_RA);
 }
 void __cudaemu_memmove(void* dst, const void* src, size_t n, bool, size_t align) {
-  counted_copy(dst, src, n, align, CUDAEMU_RA);
+    counted_copy(dst, src, n, align, CUDAEMU_RA);
 }
 void __cudaemu_memset(void* dst, uint8_t value, size_t n, bool, size_t align) {
-  count_pieces(dst, n, true, align, CUDAEMU_RA);
-  memset(dst, value, n);
+    count_pieces(dst, n, true, align, CUDAEMU_RA);
+    memset(dst, value, n);
 }
 }  // extern "C"

@@ -23,12 +23,12 @@ using namespace cudaemu;
 
 extern "C" {
 void __syncthreads(void) {
-  Worker* w = tls_worker;
-  if (!w || !w->current) return;  // called from host code: nothing to wait for
-  if (g_abort_kernel.load(std::memory_order_relaxed)) abort_for_timeout(*w);
-  w->current->barrier_pc = CUDAEMU_RA;
-  w->current->state = FiberState::kAtBarrier;
-  yield_to_scheduler(*w);
+    Worker* w = tls_worker;
+    if (!w || !w->current) return;  // called from host code: nothing to wait for
+    if (g_abort_kernel.load(std::memory_order_relaxed)) abort_for_timeout(*w);
+    w->current->barrier_pc = CUDAEMU_RA;
+    w->current->state = FiberState::kAtBarrier;
+    yield_to_scheduler(*w);
 }
 void __threadfence(void) { std::atomic_thread_fence(std::memory_order_seq_cst); }
 void __threadfence_block(void) { std::atomic_thread_fence(std::memory_order_seq_cst); }
@@ -39,49 +39,51 @@ void __threadfence_block(void) { std::atomic_thread_fence(std::memory_order_seq_
 // counts at the device's clockRate (1 GHz, one tick per nanosecond), sign-extended as a GPU's clock() is. Elsewhere
 // it is the C library's: the process's processor time in units of CLOCKS_PER_SEC.
 clock_t clock(void) noexcept {
-  if (Worker* w = tls_worker; w && w->current)
-    return static_cast<clock_t>(static_cast<int32_t>(static_cast<uint32_t>(clock64())));
-  timespec t;
-  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) != 0) return static_cast<clock_t>(-1);
-  return static_cast<clock_t>(t.tv_sec) * CLOCKS_PER_SEC + t.tv_nsec / (1000000000 / CLOCKS_PER_SEC);
+    if (Worker* w = tls_worker; w && w->current)
+        return static_cast<clock_t>(static_cast<int32_t>(static_cast<uint32_t>(clock64())));
+    timespec t;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) != 0) return static_cast<clock_t>(-1);
+    return static_cast<clock_t>(t.tv_sec) * CLOCKS_PER_SEC + t.tv_nsec / (1000000000 / CLOCKS_PER_SEC);
 }
 }
 
 // An atomic read-modify-write counts as a load and a store of its width. It is not a race with other atomics.
 template <class T, class Op>
 static T atomic_rmw(T* address, T value, uintptr_t pc, Op op) {
-  uintptr_t a = reinterpret_cast<uintptr_t>(address);
-  if (a - g_arena_base < g_arena_size) {
-    global_access(a, sizeof(T), false, pc);
-    global_access(a, sizeof(T), true, pc);
-  } else if (Worker* w = tls_worker; w && w->current && a - w->shared_lo < w->shared_size) {
-    w->shared_load += sizeof(T);
-    w->shared_store += sizeof(T);
-    size_t word = (a - w->shared_lo) / 4;  // counts as written for the uninitialised-read check, never as a race
-    if (w->split[word])
-      for (size_t i = 0; i < 4; ++i) w->shadow_bytes[word * 4 + i].write_epoch = w->block_first_epoch;
-    else
-      w->shadow_words[word].write_epoch = w->block_first_epoch;
-  } else if (w && w->current && !g_registered.empty()) {  // w: the worker found above
-    if (registered_access(*w, a, sizeof(T), false, pc)) registered_access(*w, a, sizeof(T), true, pc);
-  }
-  return op(address, value);
+    uintptr_t a = reinterpret_cast<uintptr_t>(address);
+    if (a - g_arena_base < g_arena_size) {
+        global_access(a, sizeof(T), false, pc);
+        global_access(a, sizeof(T), true, pc);
+    } else if (Worker* w = tls_worker; w && w->current && a - w->shared_lo < w->shared_size) {
+        w->shared_load += sizeof(T);
+        w->shared_store += sizeof(T);
+        size_t word = (a - w->shared_lo) / 4;  // counts as written for the uninitialised-read check, never as a race
+        if (w->split[word])
+            for (size_t i = 0; i < 4; ++i) w->shadow_bytes[word * 4 + i].write_epoch = w->block_first_epoch;
+        else
+            w->shadow_words[word].write_epoch = w->block_first_epoch;
+    } else if (w && w->current && !g_registered.empty()) {  // w: the worker found above
+        if (registered_access(*w, a, sizeof(T), false, pc)) registered_access(*w, a, sizeof(T), true, pc);
+    }
+    return op(address, value);
 }
 
 int atomicAdd(int* address, int value) {
-  return atomic_rmw(address, value, CUDAEMU_RA, [](int* p, int v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); });
+    return atomic_rmw(address, value, CUDAEMU_RA,
+                      [](int* p, int v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); });
 }
 unsigned int atomicAdd(unsigned int* address, unsigned int value) {
-  return atomic_rmw(address, value, CUDAEMU_RA,
-                    [](unsigned* p, unsigned v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); });
+    return atomic_rmw(address, value, CUDAEMU_RA,
+                      [](unsigned* p, unsigned v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); });
 }
 float atomicAdd(float* address, float value) {
-  return atomic_rmw(address, value, CUDAEMU_RA, [](float* p, float v) {
-    auto* bits = reinterpret_cast<uint32_t*>(p);
-    uint32_t old = __atomic_load_n(bits, __ATOMIC_SEQ_CST);
-    while (!__atomic_compare_exchange_n(bits, &old, __builtin_bit_cast(uint32_t, __builtin_bit_cast(float, old) + v),
-                                        false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-    }
-    return __builtin_bit_cast(float, old);
-  });
+    return atomic_rmw(address, value, CUDAEMU_RA, [](float* p, float v) {
+        auto* bits = reinterpret_cast<uint32_t*>(p);
+        uint32_t old = __atomic_load_n(bits, __ATOMIC_SEQ_CST);
+        while (!__atomic_compare_exchange_n(bits, &old,
+                                            __builtin_bit_cast(uint32_t, __builtin_bit_cast(float, old) + v), false,
+                                            __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+        }
+        return __builtin_bit_cast(float, old);
+    });
 }

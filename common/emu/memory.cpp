@@ -25,165 +25,165 @@ __attribute__((init_priority(101))) std::vector<std::unique_ptr<Allocation>> g_a
 namespace {
 
 bool reserve_arena() {
-  if (g_arena_size) return true;
-  for (int shift = 40; shift >= 34; --shift) {  // 1 TiB down to 16 GiB of address space, nothing committed
-    size_t size = size_t(1) << shift;
-    void* p = mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) continue;
-    uintptr_t base = (reinterpret_cast<uintptr_t>(p) + kSlotBytes - 1) & ~(kSlotBytes - 1);
-    g_arena_base = base;
-    g_arena_next = base;
-    g_slot_owner.assign((size - (base - reinterpret_cast<uintptr_t>(p))) >> kSlotShift, -1);
-    g_arena_size = g_slot_owner.size() << kSlotShift;
-    return true;
-  }
-  return false;
+    if (g_arena_size) return true;
+    for (int shift = 40; shift >= 34; --shift) {  // 1 TiB down to 16 GiB of address space, nothing committed
+        size_t size = size_t(1) << shift;
+        void* p = mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED) continue;
+        uintptr_t base = (reinterpret_cast<uintptr_t>(p) + kSlotBytes - 1) & ~(kSlotBytes - 1);
+        g_arena_base = base;
+        g_arena_next = base;
+        g_slot_owner.assign((size - (base - reinterpret_cast<uintptr_t>(p))) >> kSlotShift, -1);
+        g_arena_size = g_slot_owner.size() << kSlotShift;
+        return true;
+    }
+    return false;
 }
 
 std::string clean_variable_name(const char* expr) {
-  // "&d_A", "(void**)&d_A", "reinterpret_cast<void**>(&d_A)" -> "d_A"
-  std::string s = expr ? expr : "";
-  size_t amp = s.rfind('&');
-  if (amp != std::string::npos) s = s.substr(amp + 1);
-  std::string out;
-  for (char c : s)
-    if (isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '[' || c == ']' || c == '>' ||
-        c == '-')
-      out += c;
-  return out.empty() ? std::string(expr ? expr : "?") : out;
+    // "&d_A", "(void**)&d_A", "reinterpret_cast<void**>(&d_A)" -> "d_A"
+    std::string s = expr ? expr : "";
+    size_t amp = s.rfind('&');
+    if (amp != std::string::npos) s = s.substr(amp + 1);
+    std::string out;
+    for (char c : s)
+        if (isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '[' || c == ']' || c == '>' ||
+            c == '-')
+            out += c;
+    return out.empty() ? std::string(expr ? expr : "?") : out;
 }
 
 }  // namespace
 
 Allocation* live_allocation_containing(const void* p, size_t bytes) {
-  uintptr_t a = reinterpret_cast<uintptr_t>(p);
-  if (a - g_arena_base >= g_arena_size) return nullptr;
-  Allocation* al = allocation_at(a);
-  if (!al || !al->live || a < al->base || a + bytes > al->base + al->bytes) return nullptr;
-  return al;
+    uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    if (a - g_arena_base >= g_arena_size) return nullptr;
+    Allocation* al = allocation_at(a);
+    if (!al || !al->live || a < al->base || a + bytes > al->base + al->bytes) return nullptr;
+    return al;
 }
 
 // Gives the pages back and makes any later access fault; the addresses stay reserved, never reused.
 void release(Allocation& al) {
-  al.live = false;
-  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  size_t len = (al.bytes + page - 1) / page * page;
-  madvise(reinterpret_cast<void*>(al.base), len, MADV_DONTNEED);
-  mprotect(reinterpret_cast<void*>(al.base), len, PROT_NONE);
+    al.live = false;
+    size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    size_t len = (al.bytes + page - 1) / page * page;
+    madvise(reinterpret_cast<void*>(al.base), len, MADV_DONTNEED);
+    mprotect(reinterpret_cast<void*>(al.base), len, PROT_NONE);
 }
 
 ElementCounts element_counts(const void* device_ptr) {
-  std::lock_guard<std::mutex> api(g_api_mutex);
-  ElementCounts c;
-  Allocation* al = live_allocation_containing(device_ptr, 1);
-  if (!al || reinterpret_cast<uintptr_t>(device_ptr) != al->base) return c;
-  c.reads.assign(al->words, 0);
-  c.writes.assign(al->words, 0);
-  for (uint32_t* p : al->reads)
-    if (p)
-      for (size_t i = 0; i < al->words; ++i) c.reads[i] += p[i];
-  for (uint32_t* p : al->writes)
-    if (p)
-      for (size_t i = 0; i < al->words; ++i) c.writes[i] += p[i];
-  c.writer_block.resize(al->words);
-  for (size_t i = 0; i < al->words; ++i) c.writer_block[i] = int64_t(al->writer[i]) - 1;
-  return c;
+    std::lock_guard<std::mutex> api(g_api_mutex);
+    ElementCounts c;
+    Allocation* al = live_allocation_containing(device_ptr, 1);
+    if (!al || reinterpret_cast<uintptr_t>(device_ptr) != al->base) return c;
+    c.reads.assign(al->words, 0);
+    c.writes.assign(al->words, 0);
+    for (uint32_t* p : al->reads)
+        if (p)
+            for (size_t i = 0; i < al->words; ++i) c.reads[i] += p[i];
+    for (uint32_t* p : al->writes)
+        if (p)
+            for (size_t i = 0; i < al->words; ++i) c.writes[i] += p[i];
+    c.writer_block.resize(al->words);
+    for (size_t i = 0; i < al->words; ++i) c.writer_block[i] = int64_t(al->writer[i]) - 1;
+    return c;
 }
 
 void reset_element_counts(const void* device_ptr) {
-  std::lock_guard<std::mutex> api(g_api_mutex);
-  Allocation* al = live_allocation_containing(device_ptr, 1);
-  if (!al) return;
-  for (uint32_t* p : al->reads)
-    if (p) memset(p, 0, al->words * 4);
-  for (uint32_t* p : al->writes)
-    if (p) memset(p, 0, al->words * 4);
-  memset(al->writer, 0, al->words * 4);
+    std::lock_guard<std::mutex> api(g_api_mutex);
+    Allocation* al = live_allocation_containing(device_ptr, 1);
+    if (!al) return;
+    for (uint32_t* p : al->reads)
+        if (p) memset(p, 0, al->words * 4);
+    for (uint32_t* p : al->writes)
+        if (p) memset(p, 0, al->words * 4);
+    memset(al->writer, 0, al->words * 4);
 }
 
 namespace {
 // The bookkeeping of an allocation at `base` (counters, name); g_api_mutex held.
 Allocation* add_allocation(uintptr_t base, size_t bytes, const char* name, const char* file, int line) {
-  auto al = std::make_unique<Allocation>();
-  al->id = static_cast<int>(g_allocations.size());
-  al->base = base;
-  al->bytes = bytes;
-  al->words = (bytes + 3) / 4;
-  al->name = clean_variable_name(name);
-  al->file = file ? file : "";
-  al->line = line;
-  al->reads.assign(config().workers, nullptr);
-  al->writes.assign(config().workers, nullptr);
-  al->writer = static_cast<uint32_t*>(calloc(al->words, 4));
-  if (!al->writer) return nullptr;
-  g_allocations.push_back(std::move(al));
-  return g_allocations.back().get();
+    auto al = std::make_unique<Allocation>();
+    al->id = static_cast<int>(g_allocations.size());
+    al->base = base;
+    al->bytes = bytes;
+    al->words = (bytes + 3) / 4;
+    al->name = clean_variable_name(name);
+    al->file = file ? file : "";
+    al->line = line;
+    al->reads.assign(config().workers, nullptr);
+    al->writes.assign(config().workers, nullptr);
+    al->writer = static_cast<uint32_t*>(calloc(al->words, 4));
+    if (!al->writer) return nullptr;
+    g_allocations.push_back(std::move(al));
+    return g_allocations.back().get();
 }
 }  // namespace
 
 Allocation* allocate(size_t bytes, const char* name, const char* file, int line) {
-  if (!reserve_arena()) return nullptr;
-  size_t slots = (bytes + kSlotBytes - 1) >> kSlotShift;
-  size_t gap = slots + 1;  // a gap as large as the allocation catches strides that overshoot by a whole matrix
-  if (g_arena_next + ((slots + gap) << kSlotShift) > g_arena_base + g_arena_size) return nullptr;
-  uintptr_t base = g_arena_next;
-  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  if (mprotect(reinterpret_cast<void*>(base), (bytes + page - 1) / page * page, PROT_READ | PROT_WRITE) != 0)
-    return nullptr;
-  Allocation* al = add_allocation(base, bytes, name, file, line);
-  if (!al) return nullptr;
-  size_t first_slot = (base - g_arena_base) >> kSlotShift;
-  for (size_t s = 0; s < slots + gap; ++s) g_slot_owner[first_slot + s] = al->id;
-  g_arena_next = base + ((slots + gap) << kSlotShift);
-  return al;
+    if (!reserve_arena()) return nullptr;
+    size_t slots = (bytes + kSlotBytes - 1) >> kSlotShift;
+    size_t gap = slots + 1;  // a gap as large as the allocation catches strides that overshoot by a whole matrix
+    if (g_arena_next + ((slots + gap) << kSlotShift) > g_arena_base + g_arena_size) return nullptr;
+    uintptr_t base = g_arena_next;
+    size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    if (mprotect(reinterpret_cast<void*>(base), (bytes + page - 1) / page * page, PROT_READ | PROT_WRITE) != 0)
+        return nullptr;
+    Allocation* al = add_allocation(base, bytes, name, file, line);
+    if (!al) return nullptr;
+    size_t first_slot = (base - g_arena_base) >> kSlotShift;
+    for (size_t s = 0; s < slots + gap; ++s) g_slot_owner[first_slot + s] = al->id;
+    g_arena_next = base + ((slots + gap) << kSlotShift);
+    return al;
 }
 
 bool host_accessible(const void* p) {
-  if (!in_arena(p)) return true;
-  const Allocation* al = allocation_at(reinterpret_cast<uintptr_t>(p));
-  return al && (al->kind == Allocation::Kind::kManaged || al->kind == Allocation::Kind::kHostAlloc);
+    if (!in_arena(p)) return true;
+    const Allocation* al = allocation_at(reinterpret_cast<uintptr_t>(p));
+    return al && (al->kind == Allocation::Kind::kManaged || al->kind == Allocation::Kind::kHostAlloc);
 }
 
 std::vector<Allocation*> g_registered;
 
 Allocation* register_host_range(uintptr_t base, size_t bytes, const char* name, const char* file, int line) {
-  for (const Allocation* r : g_registered)
-    if (base < r->base + r->bytes && r->base < base + bytes) return nullptr;
-  Allocation* al = add_allocation(base, bytes, name, file, line);
-  if (!al) return nullptr;
-  al->kind = Allocation::Kind::kRegistered;
-  g_registered.insert(std::upper_bound(g_registered.begin(), g_registered.end(), al,
-                                       [](const Allocation* x, const Allocation* y) { return x->base < y->base; }),
-                      al);
-  return al;
+    for (const Allocation* r : g_registered)
+        if (base < r->base + r->bytes && r->base < base + bytes) return nullptr;
+    Allocation* al = add_allocation(base, bytes, name, file, line);
+    if (!al) return nullptr;
+    al->kind = Allocation::Kind::kRegistered;
+    g_registered.insert(std::upper_bound(g_registered.begin(), g_registered.end(), al,
+                                         [](const Allocation* x, const Allocation* y) { return x->base < y->base; }),
+                        al);
+    return al;
 }
 
 void unregister_host_range(Allocation& al) {
-  al.live = false;
-  g_registered.erase(std::remove(g_registered.begin(), g_registered.end(), &al), g_registered.end());
+    al.live = false;
+    g_registered.erase(std::remove(g_registered.begin(), g_registered.end(), &al), g_registered.end());
 }
 
 Allocation* registered_range(uintptr_t a, size_t size, Allocation** near) {
-  *near = nullptr;
-  uint64_t best = UINT64_MAX;
-  for (Allocation* r : g_registered) {
-    if (a >= r->base && a + size <= r->base + r->bytes) return r;
-    const uint64_t guard = std::min<uint64_t>(r->bytes, 64 * 1024);
-    const uint64_t d = a < r->base ? r->base - a : a + size - (r->base + r->bytes);
-    if (a + size > r->base && a < r->base + r->bytes) {
-      *near = r;  // straddles one end of it
-      best = 0;
-    } else if (d <= guard && d < best) {
-      *near = r;
-      best = d;
+    *near = nullptr;
+    uint64_t best = UINT64_MAX;
+    for (Allocation* r : g_registered) {
+        if (a >= r->base && a + size <= r->base + r->bytes) return r;
+        const uint64_t guard = std::min<uint64_t>(r->bytes, 64 * 1024);
+        const uint64_t d = a < r->base ? r->base - a : a + size - (r->base + r->bytes);
+        if (a + size > r->base && a < r->base + r->bytes) {
+            *near = r;  // straddles one end of it
+            best = 0;
+        } else if (d <= guard && d < best) {
+            *near = r;
+            best = d;
+        }
     }
-  }
-  return nullptr;
+    return nullptr;
 }
 
 void name_allocation(const void* device_ptr, const char* name) {
-  std::lock_guard<std::mutex> api(g_api_mutex);
-  if (Allocation* al = live_allocation_containing(device_ptr, 1)) al->name = name;
+    std::lock_guard<std::mutex> api(g_api_mutex);
+    if (Allocation* al = live_allocation_containing(device_ptr, 1)) al->name = name;
 }
 
 }  // namespace cudaemu
@@ -193,58 +193,68 @@ using namespace cudaemu;
 extern "C" {
 
 cudaError_t cudaMallocEmulated(void** ptr, size_t bytes, const char* name, const char* file, int line) {
-  std::lock_guard<std::mutex> api(g_api_mutex);
-  if (!ptr) return record(cudaErrorInvalidValue);
-  if (cudaError_t e = sync_status(); e != cudaSuccess) return record(e);
-  *ptr = nullptr;
-  if (bytes == 0) return cudaSuccess;
-  Allocation* al = allocate(bytes, name, file, line);
-  if (!al) return record(cudaErrorMemoryAllocation);
-  *ptr = reinterpret_cast<void*>(al->base);
-  return cudaSuccess;
+    std::lock_guard<std::mutex> api(g_api_mutex);
+    if (!ptr) return record(cudaErrorInvalidValue);
+    if (cudaError_t e = sync_status(); e != cudaSuccess) return record(e);
+    *ptr = nullptr;
+    if (bytes == 0) return cudaSuccess;
+    Allocation* al = allocate(bytes, name, file, line);
+    if (!al) return record(cudaErrorMemoryAllocation);
+    *ptr = reinterpret_cast<void*>(al->base);
+    return cudaSuccess;
 }
 
 cudaError_t cudaFree(void* ptr) {
-  std::lock_guard<std::mutex> api(g_api_mutex);
-  if (cudaError_t e = sync_status(); e != cudaSuccess) return record(e);
-  if (!ptr) return cudaSuccess;
-  Allocation* al = live_allocation_containing(ptr, 1);
-  if (!al || al->base != reinterpret_cast<uintptr_t>(ptr)) return record(cudaErrorInvalidValue);
-  if (al->kind == Allocation::Kind::kDeviceVariable || al->kind == Allocation::Kind::kConstant ||
-      al->kind == Allocation::Kind::kHostAlloc)  // cudaFreeHost's
-    return record(cudaErrorInvalidValue);
-  release(*al);
-  return cudaSuccess;
+    std::lock_guard<std::mutex> api(g_api_mutex);
+    if (cudaError_t e = sync_status(); e != cudaSuccess) return record(e);
+    if (!ptr) return cudaSuccess;
+    Allocation* al = live_allocation_containing(ptr, 1);
+    if (!al || al->base != reinterpret_cast<uintptr_t>(ptr)) return record(cudaErrorInvalidValue);
+    if (al->kind == Allocation::Kind::kDeviceVariable || al->kind == Allocation::Kind::kConstant ||
+        al->kind == Allocation::Kind::kHostAlloc)  // cudaFreeHost's
+        return record(cudaErrorInvalidValue);
+    release(*al);
+    return cudaSuccess;
 }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
-  std::lock_guard<std::mutex> api(g_api_mutex);
-  if (cudaError_t e = sync_status(); e != cudaSuccess) return record(e);
-  if (bytes == 0) return cudaSuccess;
-  if (!dst || !src) return record(cudaErrorInvalidValue);
-  const bool dst_dev = !host_accessible(dst), src_dev = !host_accessible(src);
-  switch (kind) {
-    case cudaMemcpyHostToHost: if (dst_dev || src_dev) return record(cudaErrorInvalidValue); break;
-    case cudaMemcpyHostToDevice: if (!dst_dev || src_dev) return record(cudaErrorInvalidValue); break;
-    case cudaMemcpyDeviceToHost: if (dst_dev || !src_dev) return record(cudaErrorInvalidValue); break;
-    case cudaMemcpyDeviceToDevice: if (!dst_dev || !src_dev) return record(cudaErrorInvalidValue); break;
-    case cudaMemcpyDefault: break;
-    default: return record(cudaErrorInvalidMemcpyDirection);
-  }
-  // anything in the arena (device memory, or page-locked host memory) must lie inside one live allocation
-  if (in_arena(dst) && !live_allocation_containing(dst, bytes)) return record(cudaErrorInvalidValue);
-  if (in_arena(src) && !live_allocation_containing(src, bytes)) return record(cudaErrorInvalidValue);
-  memmove(dst, src, bytes);
-  return cudaSuccess;
+    std::lock_guard<std::mutex> api(g_api_mutex);
+    if (cudaError_t e = sync_status(); e != cudaSuccess) return record(e);
+    if (bytes == 0) return cudaSuccess;
+    if (!dst || !src) return record(cudaErrorInvalidValue);
+    const bool dst_dev = !host_accessible(dst), src_dev = !host_accessible(src);
+    switch (kind) {
+        case cudaMemcpyHostToHost:
+            if (dst_dev || src_dev) return record(cudaErrorInvalidValue);
+            break;
+        case cudaMemcpyHostToDevice:
+            if (!dst_dev || src_dev) return record(cudaErrorInvalidValue);
+            break;
+        case cudaMemcpyDeviceToHost:
+            if (dst_dev || !src_dev) return record(cudaErrorInvalidValue);
+            break;
+        case cudaMemcpyDeviceToDevice:
+            if (!dst_dev || !src_dev) return record(cudaErrorInvalidValue);
+            break;
+        case cudaMemcpyDefault:
+            break;
+        default:
+            return record(cudaErrorInvalidMemcpyDirection);
+    }
+    // anything in the arena (device memory, or page-locked host memory) must lie inside one live allocation
+    if (in_arena(dst) && !live_allocation_containing(dst, bytes)) return record(cudaErrorInvalidValue);
+    if (in_arena(src) && !live_allocation_containing(src, bytes)) return record(cudaErrorInvalidValue);
+    memmove(dst, src, bytes);
+    return cudaSuccess;
 }
 
 cudaError_t cudaMemset(void* ptr, int value, size_t bytes) {
-  std::lock_guard<std::mutex> api(g_api_mutex);
-  if (cudaError_t e = sync_status(); e != cudaSuccess) return record(e);
-  if (bytes == 0) return cudaSuccess;
-  if (!live_allocation_containing(ptr, bytes)) return record(cudaErrorInvalidValue);
-  memset(ptr, value, bytes);
-  return cudaSuccess;
+    std::lock_guard<std::mutex> api(g_api_mutex);
+    if (cudaError_t e = sync_status(); e != cudaSuccess) return record(e);
+    if (bytes == 0) return cudaSuccess;
+    if (!live_allocation_containing(ptr, bytes)) return record(cudaErrorInvalidValue);
+    memset(ptr, value, bytes);
+    return cudaSuccess;
 }
 
 }  // extern "C"

@@ -15,39 +15,46 @@ constexpr unsigned kSlotShift = 20;
 constexpr uintptr_t kSlotBytes = uintptr_t(1) << kSlotShift;
 
 struct Allocation {
-  int id = 0;
-  uintptr_t base = 0;
-  size_t bytes = 0;
-  size_t words = 0;  // 4-byte words covered
-  bool live = true;
-  std::string name, file;
-  int line = 0;
-  // cudaMalloc; a __device__ or __constant__ variable (never freed); cudaMallocManaged (host code may use it too);
-  // page-locked host memory: cudaHostAlloc/cudaMallocHost (in the arena), cudaHostRegister (the program's own
-  // memory, outside the arena: see g_registered). Kernels may use all of them.
-  enum class Kind : uint8_t { kMalloc, kDeviceVariable, kConstant, kManaged, kHostAlloc, kRegistered } kind = Kind::kMalloc;
-  unsigned host_flags = 0;              // kHostAlloc, kRegistered: the flags it was made with
-  uint64_t global_mask = ~uint64_t(0);  // ANDed with a load's size: the bytes it counts as global (0: constant)
-  // Per 4-byte word. Each worker counts in its own arrays (allocated when it first touches the allocation), so
-  // that workers never contend for a cache line; element_counts() adds them up.
-  std::vector<uint32_t*> reads, writes;  // [worker][word]
-  uint32_t* writer = nullptr;            // [word]: linear block index + 1 of the last store, 0 = none
-  ~Allocation() {
-    for (uint32_t* p : reads) free(p);
-    for (uint32_t* p : writes) free(p);
-    free(writer);
-  }
+    int id = 0;
+    uintptr_t base = 0;
+    size_t bytes = 0;
+    size_t words = 0;  // 4-byte words covered
+    bool live = true;
+    std::string name, file;
+    int line = 0;
+    // cudaMalloc; a __device__ or __constant__ variable (never freed); cudaMallocManaged (host code may use it too);
+    // page-locked host memory: cudaHostAlloc/cudaMallocHost (in the arena), cudaHostRegister (the program's own
+    // memory, outside the arena: see g_registered). Kernels may use all of them.
+    enum class Kind : uint8_t {
+        kMalloc,
+        kDeviceVariable,
+        kConstant,
+        kManaged,
+        kHostAlloc,
+        kRegistered
+    } kind = Kind::kMalloc;
+    unsigned host_flags = 0;              // kHostAlloc, kRegistered: the flags it was made with
+    uint64_t global_mask = ~uint64_t(0);  // ANDed with a load's size: the bytes it counts as global (0: constant)
+    // Per 4-byte word. Each worker counts in its own arrays (allocated when it first touches the allocation), so
+    // that workers never contend for a cache line; element_counts() adds them up.
+    std::vector<uint32_t*> reads, writes;  // [worker][word]
+    uint32_t* writer = nullptr;            // [word]: linear block index + 1 of the last store, 0 = none
+    ~Allocation() {
+        for (uint32_t* p : reads) free(p);
+        for (uint32_t* p : writes) free(p);
+        free(writer);
+    }
 };
 
 extern uintptr_t g_arena_base;
-extern uintptr_t g_arena_size;  // 0 until the first cudaMalloc, so the fast path rejects everything
-extern std::vector<int32_t> g_slot_owner;                     // slot -> allocation id, -1 = never used
+extern uintptr_t g_arena_size;             // 0 until the first cudaMalloc, so the fast path rejects everything
+extern std::vector<int32_t> g_slot_owner;  // slot -> allocation id, -1 = never used
 extern std::vector<std::unique_ptr<Allocation>> g_allocations;  // by id; never shrinks
 
 // The allocation whose slots hold address a (which must be inside the arena), live or freed, or null.
 inline Allocation* allocation_at(uintptr_t a) {
-  int32_t id = g_slot_owner[(a - g_arena_base) >> kSlotShift];
-  return id < 0 ? nullptr : g_allocations[id].get();
+    int32_t id = g_slot_owner[(a - g_arena_base) >> kSlotShift];
+    return id < 0 ? nullptr : g_allocations[id].get();
 }
 
 Allocation* live_allocation_containing(const void* p, size_t bytes);

@@ -10,33 +10,34 @@
 namespace cudaemu {
 
 void set_documented_properties(cudaDeviceProp* prop) {
-  prop->clockRate = 1000000;  // kHz: clock64() counts nanoseconds, one tick per ns
-  // hardware a program cannot observe: an H100's values
-  prop->memPitch = 2147483647;
-  prop->textureAlignment = 512;
-  prop->texturePitchAlignment = 32;
-  prop->surfaceAlignment = 512;
-  prop->globalL1CacheSupported = 1;
-  prop->localL1CacheSupported = 1;
-  prop->singleToDoublePrecisionPerfRatio = 2;
-  prop->reservedSharedMemPerBlock = 1024;
-  // Copies may overlap kernels on a GPU. Here every call finishes its work before it returns, which is one of the
-  // orders a GPU may run streams in; the streamed path a program takes after checking these works, unoverlapped.
-  prop->deviceOverlap = 1;
-  prop->asyncEngineCount = 2;  // at least 2 on an H100 (samples print "two copies can overlap"); only >1 is observable
-  // what the emulator does
-  prop->kernelExecTimeoutEnabled = 1;  // the watchdog stops a kernel after CUDAEMU_TIMEOUT
-  prop->integrated = 0;                // device memory is its own arena: copies are needed, as on a discrete GPU
-  prop->computeMode = 0;               // cudaComputeModeDefault
-  prop->unifiedAddressing = 1;         // one address space: cudaMemcpyDefault tells host from device pointers
-  prop->canMapHostMemory = 1;          // page-locked memory is mapped, its device pointer its host pointer
-  prop->hostRegisterSupported = 1;     // cudaHostRegister
-  prop->canUseHostPointerForRegisteredMem = 1;
-  prop->cooperativeLaunch = 1;         // cudaLaunchCooperativeKernel and grid.sync() (cooperative.cpp)
-  // api.cpp sets the limits and features that dynamic shared memory, managed memory and streams bring
-  // (sharedMemPerBlockOptin, maxBlocksPerMultiProcessor, managedMemory, concurrentKernels).
-  // Features the emulator does not have are 0 (value-initialised): clusterLaunch, memory pools, pageable memory
-  // access (a kernel may not use malloc'd memory that is not registered), IPC, ECC, PCI location, persisting L2
+    prop->clockRate = 1000000;  // kHz: clock64() counts nanoseconds, one tick per ns
+    // hardware a program cannot observe: an H100's values
+    prop->memPitch = 2147483647;
+    prop->textureAlignment = 512;
+    prop->texturePitchAlignment = 32;
+    prop->surfaceAlignment = 512;
+    prop->globalL1CacheSupported = 1;
+    prop->localL1CacheSupported = 1;
+    prop->singleToDoublePrecisionPerfRatio = 2;
+    prop->reservedSharedMemPerBlock = 1024;
+    // Copies may overlap kernels on a GPU. Here every call finishes its work before it returns, which is one of the
+    // orders a GPU may run streams in; the streamed path a program takes after checking these works, unoverlapped.
+    prop->deviceOverlap = 1;
+    prop->asyncEngineCount =
+        2;  // at least 2 on an H100 (samples print "two copies can overlap"); only >1 is observable
+    // what the emulator does
+    prop->kernelExecTimeoutEnabled = 1;  // the watchdog stops a kernel after CUDAEMU_TIMEOUT
+    prop->integrated = 0;                // device memory is its own arena: copies are needed, as on a discrete GPU
+    prop->computeMode = 0;               // cudaComputeModeDefault
+    prop->unifiedAddressing = 1;         // one address space: cudaMemcpyDefault tells host from device pointers
+    prop->canMapHostMemory = 1;          // page-locked memory is mapped, its device pointer its host pointer
+    prop->hostRegisterSupported = 1;     // cudaHostRegister
+    prop->canUseHostPointerForRegisteredMem = 1;
+    prop->cooperativeLaunch = 1;  // cudaLaunchCooperativeKernel and grid.sync() (cooperative.cpp)
+    // api.cpp sets the limits and features that dynamic shared memory, managed memory and streams bring
+    // (sharedMemPerBlockOptin, maxBlocksPerMultiProcessor, managedMemory, concurrentKernels).
+    // Features the emulator does not have are 0 (value-initialised): clusterLaunch, memory pools, pageable memory
+    // access (a kernel may not use malloc'd memory that is not registered), IPC, ECC, PCI location, persisting L2
 }
 
 }  // namespace cudaemu

@@ -18,42 +18,52 @@ namespace cudaemu {
 std::vector<LaunchReport> g_reports;
 
 const char* kind_name(DiagKind k) {
-  switch (k) {
-    case DiagKind::kOutOfBounds: return "out-of-bounds";
-    case DiagKind::kHostAccess: return "host-access";
-    case DiagKind::kRace: return "race";
-    case DiagKind::kBarrier: return "barrier";
-    case DiagKind::kUninitialized: return "uninitialized";
-    case DiagKind::kTimeout: return "timeout";
-    case DiagKind::kMisaligned: return "misaligned";
-    case DiagKind::kUnsupported: return "unsupported";
-    case DiagKind::kWarp: return "warp";
-  }
-  return "?";
+    switch (k) {
+        case DiagKind::kOutOfBounds:
+            return "out-of-bounds";
+        case DiagKind::kHostAccess:
+            return "host-access";
+        case DiagKind::kRace:
+            return "race";
+        case DiagKind::kBarrier:
+            return "barrier";
+        case DiagKind::kUninitialized:
+            return "uninitialized";
+        case DiagKind::kTimeout:
+            return "timeout";
+        case DiagKind::kMisaligned:
+            return "misaligned";
+        case DiagKind::kUnsupported:
+            return "unsupported";
+        case DiagKind::kWarp:
+            return "warp";
+    }
+    return "?";
 }
 
 namespace {
 
 std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char buf[8];
-      snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
+    std::string out = "\"";
+    for (unsigned char c : s) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += static_cast<char>(c);
+        } else if (c < 0x20) {
+            char buf[8];
+            snprintf(buf, sizeof buf, "\\u%04x", c);
+            out += buf;
+        } else {
+            out += static_cast<char>(c);
+        }
     }
-  }
-  return out + "\"";
+    return out + "\"";
 }
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
-  return s;
+    for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size()))
+        s.replace(p, from.size(), to);
+    return s;
 }
 
 // One finding per barrier interval for the races a __syncthreads() would order: every pair of lines that raced since
@@ -62,195 +72,198 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 // going down the source from the barrier, and round to the top of the loop past the last line. A barrier after the
 // latest first-met line of every pair and before the earliest second-met one separates them all.
 std::string worded_races(const std::vector<const RawDiag*>& group, uint64_t count, bool cross_warp) {
-  const RawDiag& rep = *group.front();
-  const SourceLocation at = location_of(rep.pc1), barrier = location_of(rep.barrier_pc);
-  auto line_text = [&](const SourceLocation& l) {
-    return l.file == at.file && l.line ? ":" + std::to_string(l.line) : l.text();
-  };
-  const bool after_barrier = rep.barrier_pc && barrier.line && barrier.file == at.file;
-  auto key = [&](int line) { return after_barrier && line <= barrier.line ? line + (1 << 24) : line; };
-  std::vector<std::string> variables;
-  std::vector<int> lines;
-  bool comparable = true;
-  int first_met = 0, second_met = 0;  // the cut: after first_met, before second_met
-  for (const RawDiag* d : group) {
-    if (std::find(variables.begin(), variables.end(), d->variable) == variables.end()) variables.push_back(d->variable);
-    const SourceLocation a = location_of(d->pc2), b = location_of(d->pc1);
-    if (a.file != at.file || b.file != at.file || !a.line || !b.line) {
-      comparable = false;
-      continue;
+    const RawDiag& rep = *group.front();
+    const SourceLocation at = location_of(rep.pc1), barrier = location_of(rep.barrier_pc);
+    auto line_text = [&](const SourceLocation& l) {
+        return l.file == at.file && l.line ? ":" + std::to_string(l.line) : l.text();
+    };
+    const bool after_barrier = rep.barrier_pc && barrier.line && barrier.file == at.file;
+    auto key = [&](int line) { return after_barrier && line <= barrier.line ? line + (1 << 24) : line; };
+    std::vector<std::string> variables;
+    std::vector<int> lines;
+    bool comparable = true;
+    int first_met = 0, second_met = 0;  // the cut: after first_met, before second_met
+    for (const RawDiag* d : group) {
+        if (std::find(variables.begin(), variables.end(), d->variable) == variables.end())
+            variables.push_back(d->variable);
+        const SourceLocation a = location_of(d->pc2), b = location_of(d->pc1);
+        if (a.file != at.file || b.file != at.file || !a.line || !b.line) {
+            comparable = false;
+            continue;
+        }
+        for (int l : {a.line, b.line})
+            if (std::find(lines.begin(), lines.end(), l) == lines.end()) lines.push_back(l);
+        const int lo = key(a.line) <= key(b.line) ? a.line : b.line, hi = lo == a.line ? b.line : a.line;
+        if (!first_met || key(lo) > key(first_met)) first_met = lo;
+        if (!second_met || key(hi) < key(second_met)) second_met = hi;
     }
-    for (int l : {a.line, b.line})
-      if (std::find(lines.begin(), lines.end(), l) == lines.end()) lines.push_back(l);
-    const int lo = key(a.line) <= key(b.line) ? a.line : b.line, hi = lo == a.line ? b.line : a.line;
-    if (!first_met || key(lo) > key(first_met)) first_met = lo;
-    if (!second_met || key(hi) < key(second_met)) second_met = hi;
-  }
-  for (const RawDiag* d : group) cross_warp = cross_warp || d->cross_warp;
-  // threads of two warps: only a __syncthreads() orders them; lanes of one warp: the thread's own wording stays
-  const std::string barrier_name = cross_warp ? "__syncthreads()" : "__syncthreads() or __syncwarp()";
-  std::string text = rep.text;
-  const size_t cut = text.find(" with no __syncthreads()");
-  if (cross_warp) text = text.substr(0, cut) + " with no __syncthreads() between them";
-  else text = text.substr(0, text.find(" — is a __syncthreads() missing"));
-  text += after_barrier ? " since the barrier at " + line_text(barrier) : " since the block began";
-  std::sort(lines.begin(), lines.end());
-  if (group.size() > 1) {
-    std::string others;
-    for (size_t i = 1; i < variables.size(); ++i) others += (i > 1 ? ", " : "") + variables[i];
-    std::string where;
-    for (size_t i = 0; i < lines.size(); ++i) where += (i ? ", " : "") + std::string(":") + std::to_string(lines[i]);
-    text += "; " + std::to_string(group.size()) + " pairs of lines race in the same way, " + std::to_string(count) +
-            " times in all (" + (others.empty() ? "" : "also on " + others + "; ") + "lines " + where + ")";
-  } else if (count > 1) {
-    text += " (" + std::to_string(count) + " times)";
-  }
-  const std::string missing = " — is a " + barrier_name + " missing?";
-  if (!comparable || !first_met) return text + missing;
-  if (first_met == second_met)
-    return text + ". A " + barrier_name + " after :" + std::to_string(first_met) +
-           " orders one pass over that line before the next: at the end of the loop body, or inside it";
-  if (key(first_met) >= key(second_met)) return text + missing;
-  text += ". A " + barrier_name + " after :" + std::to_string(first_met) + " and before :" +
-          std::to_string(second_met) +
-          " orders them";
-  if (second_met < first_met)
-    text += ": at the end of the loop body, before the loop comes back to :" + std::to_string(second_met);
-  return text;
+    for (const RawDiag* d : group) cross_warp = cross_warp || d->cross_warp;
+    // threads of two warps: only a __syncthreads() orders them; lanes of one warp: the thread's own wording stays
+    const std::string barrier_name = cross_warp ? "__syncthreads()" : "__syncthreads() or __syncwarp()";
+    std::string text = rep.text;
+    const size_t cut = text.find(" with no __syncthreads()");
+    if (cross_warp)
+        text = text.substr(0, cut) + " with no __syncthreads() between them";
+    else
+        text = text.substr(0, text.find(" — is a __syncthreads() missing"));
+    text += after_barrier ? " since the barrier at " + line_text(barrier) : " since the block began";
+    std::sort(lines.begin(), lines.end());
+    if (group.size() > 1) {
+        std::string others;
+        for (size_t i = 1; i < variables.size(); ++i) others += (i > 1 ? ", " : "") + variables[i];
+        std::string where;
+        for (size_t i = 0; i < lines.size(); ++i)
+            where += (i ? ", " : "") + std::string(":") + std::to_string(lines[i]);
+        text += "; " + std::to_string(group.size()) + " pairs of lines race in the same way, " + std::to_string(count) +
+                " times in all (" + (others.empty() ? "" : "also on " + others + "; ") + "lines " + where + ")";
+    } else if (count > 1) {
+        text += " (" + std::to_string(count) + " times)";
+    }
+    const std::string missing = " — is a " + barrier_name + " missing?";
+    if (!comparable || !first_met) return text + missing;
+    if (first_met == second_met)
+        return text + ". A " + barrier_name + " after :" + std::to_string(first_met) +
+               " orders one pass over that line before the next: at the end of the loop body, or inside it";
+    if (key(first_met) >= key(second_met)) return text + missing;
+    text += ". A " + barrier_name + " after :" + std::to_string(first_met) +
+            " and before :" + std::to_string(second_met) + " orders them";
+    if (second_met < first_met)
+        text += ": at the end of the loop body, before the loop comes back to :" + std::to_string(second_met);
+    return text;
 }
 
 }  // namespace
 
 void write_stats_line(const LaunchReport& r) {
-  if (config().stats_path.empty()) return;
-  std::string line = "{\"kernel\": " + json_string(r.kernel) + ", \"grid\": [" + std::to_string(r.grid.x) + ", " +
-                     std::to_string(r.grid.y) + ", " + std::to_string(r.grid.z) + "], \"block\": [" +
-                     std::to_string(r.block.x) + ", " + std::to_string(r.block.y) + ", " +
-                     std::to_string(r.block.z) + "], \"error\": " + json_string(cudaGetErrorName(r.error)) +
-                     ", \"global_load_bytes\": " + std::to_string(r.global_load_bytes) +
-                     ", \"global_store_bytes\": " + std::to_string(r.global_store_bytes) +
-                     ", \"shared_load_bytes\": " + std::to_string(r.shared_load_bytes) +
-                     ", \"shared_store_bytes\": " + std::to_string(r.shared_store_bytes) +
-                     ", \"constant_load_bytes\": " + std::to_string(r.constant_load_bytes) +
-                     ", \"max_thread_load_bytes\": " + std::to_string(r.max_thread_load_bytes) +
-                     ", \"max_thread_store_bytes\": " + std::to_string(r.max_thread_store_bytes) +
-                     ", \"allocations\": [";
-  for (size_t i = 0; i < r.allocations.size(); ++i) {
-    const AllocationTraffic& a = r.allocations[i];
-    line += (i ? ", " : "") + std::string("{\"name\": ") + json_string(a.name) +
-            ", \"bytes\": " + std::to_string(a.bytes) + ", \"load_bytes\": " + std::to_string(a.load_bytes) +
-            ", \"store_bytes\": " + std::to_string(a.store_bytes) + "}";
-  }
-  line += "], \"errors\": [";
-  for (size_t i = 0; i < r.diagnostics.size(); ++i) {
-    const Diagnostic& d = r.diagnostics[i];
-    line += (i ? ", " : "") + std::string("{\"kind\": ") + json_string(d.kind) +
-            ", \"message\": " + json_string(d.message) + ", \"file\": " + json_string(d.file) +
-            ", \"line\": " + std::to_string(d.line) + "}";
-  }
-  line += "]}\n";
-  FILE* f = fopen(config().stats_path.c_str(), "a");
-  if (!f) {
-    fprintf(stderr, "cudaemu: cannot append to CUDAEMU_STATS file '%s'\n", config().stats_path.c_str());
-    return;
-  }
-  fputs(line.c_str(), f);
-  fclose(f);
+    if (config().stats_path.empty()) return;
+    std::string line = "{\"kernel\": " + json_string(r.kernel) + ", \"grid\": [" + std::to_string(r.grid.x) + ", " +
+                       std::to_string(r.grid.y) + ", " + std::to_string(r.grid.z) + "], \"block\": [" +
+                       std::to_string(r.block.x) + ", " + std::to_string(r.block.y) + ", " + std::to_string(r.block.z) +
+                       "], \"error\": " + json_string(cudaGetErrorName(r.error)) +
+                       ", \"global_load_bytes\": " + std::to_string(r.global_load_bytes) +
+                       ", \"global_store_bytes\": " + std::to_string(r.global_store_bytes) +
+                       ", \"shared_load_bytes\": " + std::to_string(r.shared_load_bytes) +
+                       ", \"shared_store_bytes\": " + std::to_string(r.shared_store_bytes) +
+                       ", \"constant_load_bytes\": " + std::to_string(r.constant_load_bytes) +
+                       ", \"max_thread_load_bytes\": " + std::to_string(r.max_thread_load_bytes) +
+                       ", \"max_thread_store_bytes\": " + std::to_string(r.max_thread_store_bytes) +
+                       ", \"allocations\": [";
+    for (size_t i = 0; i < r.allocations.size(); ++i) {
+        const AllocationTraffic& a = r.allocations[i];
+        line += (i ? ", " : "") + std::string("{\"name\": ") + json_string(a.name) +
+                ", \"bytes\": " + std::to_string(a.bytes) + ", \"load_bytes\": " + std::to_string(a.load_bytes) +
+                ", \"store_bytes\": " + std::to_string(a.store_bytes) + "}";
+    }
+    line += "], \"errors\": [";
+    for (size_t i = 0; i < r.diagnostics.size(); ++i) {
+        const Diagnostic& d = r.diagnostics[i];
+        line += (i ? ", " : "") + std::string("{\"kind\": ") + json_string(d.kind) +
+                ", \"message\": " + json_string(d.message) + ", \"file\": " + json_string(d.file) +
+                ", \"line\": " + std::to_string(d.line) + "}";
+    }
+    line += "]}\n";
+    FILE* f = fopen(config().stats_path.c_str(), "a");
+    if (!f) {
+        fprintf(stderr, "cudaemu: cannot append to CUDAEMU_STATS file '%s'\n", config().stats_path.c_str());
+        return;
+    }
+    fputs(line.c_str(), f);
+    fclose(f);
 }
 
 void finish_report(LaunchReport& r, const std::vector<Worker*>& workers) {
-  std::vector<uint64_t> load(g_allocations.size(), 0), store(g_allocations.size(), 0);
-  std::map<std::tuple<int, uintptr_t, uintptr_t>, RawDiag> diags;
-  std::set<uintptr_t> cross_warp_races;
-  uint64_t first_fatal = UINT64_MAX;
-  cudaError_t fatal = cudaSuccess;
-  for (Worker* w : workers) {
-    r.global_load_bytes += w->global_load;
-    r.global_store_bytes += w->global_store;
-    r.shared_load_bytes += w->shared_load;
-    r.shared_store_bytes += w->shared_store;
-    r.max_thread_load_bytes = std::max(r.max_thread_load_bytes, w->max_thread_load);
-    r.max_thread_store_bytes = std::max(r.max_thread_store_bytes, w->max_thread_store);
-    for (size_t i = 0; i < w->alloc_load.size(); ++i) load[i] += w->alloc_load[i], store[i] += w->alloc_store[i];
-    cross_warp_races.insert(w->cross_warp_races.begin(), w->cross_warp_races.end());
-    if (w->first_fatal_block < first_fatal) first_fatal = w->first_fatal_block, fatal = w->fatal_error;
-    for (auto& [key, d] : w->diags) {
-      auto it = diags.find(key);
-      if (it == diags.end()) {
-        diags.emplace(key, d);
-      } else {
-        uint64_t total = it->second.count + d.count;
-        if (d.block < it->second.block) it->second = d;
-        it->second.count = total;
-      }
+    std::vector<uint64_t> load(g_allocations.size(), 0), store(g_allocations.size(), 0);
+    std::map<std::tuple<int, uintptr_t, uintptr_t>, RawDiag> diags;
+    std::set<uintptr_t> cross_warp_races;
+    uint64_t first_fatal = UINT64_MAX;
+    cudaError_t fatal = cudaSuccess;
+    for (Worker* w : workers) {
+        r.global_load_bytes += w->global_load;
+        r.global_store_bytes += w->global_store;
+        r.shared_load_bytes += w->shared_load;
+        r.shared_store_bytes += w->shared_store;
+        r.max_thread_load_bytes = std::max(r.max_thread_load_bytes, w->max_thread_load);
+        r.max_thread_store_bytes = std::max(r.max_thread_store_bytes, w->max_thread_store);
+        for (size_t i = 0; i < w->alloc_load.size(); ++i) load[i] += w->alloc_load[i], store[i] += w->alloc_store[i];
+        cross_warp_races.insert(w->cross_warp_races.begin(), w->cross_warp_races.end());
+        if (w->first_fatal_block < first_fatal) first_fatal = w->first_fatal_block, fatal = w->fatal_error;
+        for (auto& [key, d] : w->diags) {
+            auto it = diags.find(key);
+            if (it == diags.end()) {
+                diags.emplace(key, d);
+            } else {
+                uint64_t total = it->second.count + d.count;
+                if (d.block < it->second.block) it->second = d;
+                it->second.count = total;
+            }
+        }
     }
-  }
-  for (size_t i = 0; i < g_allocations.size(); ++i) {
-    if (load[i] || store[i])
-      r.allocations.push_back({g_allocations[i]->name, g_allocations[i]->bytes, load[i], store[i]});
-    if (g_allocations[i]->kind == Allocation::Kind::kConstant) r.constant_load_bytes += load[i];
-  }
-  r.error = fatal;
+    for (size_t i = 0; i < g_allocations.size(); ++i) {
+        if (load[i] || store[i])
+            r.allocations.push_back({g_allocations[i]->name, g_allocations[i]->bytes, load[i], store[i]});
+        if (g_allocations[i]->kind == Allocation::Kind::kConstant) r.constant_load_bytes += load[i];
+    }
+    r.error = fatal;
 
-  // How many times a diagnostic happened: in every block; but once an error ended the launch, in the block shown
-  // only, since how far the other blocks got depends on the schedule.
-  auto counted = [&](const RawDiag& d) { return first_fatal == UINT64_MAX ? d.count : d.block_count; };
-  std::vector<RawDiag> ordered;
-  for (auto& [key, d] : diags)
-    if (d.kind == DiagKind::kRace || d.kind == DiagKind::kUninitialized || d.block <= first_fatal)
-      ordered.push_back(d);
-  std::sort(ordered.begin(), ordered.end(), [](const RawDiag& a, const RawDiag& b) {
-    return std::tie(a.block, a.thread, a.pc1, a.pc2) < std::tie(b.block, b.thread, b.pc1, b.pc2);
-  });
-  std::vector<uintptr_t> pcs;
-  for (const RawDiag& d : ordered) pcs.push_back(d.pc1), pcs.push_back(d.pc2), pcs.push_back(d.barrier_pc);
-  symbolize(pcs);
-  // block races grouped by the barrier they follow; the group is reported where its first member is
-  std::map<std::string, std::vector<const RawDiag*>> races;
-  for (const RawDiag& d : ordered)
-    if (d.tagged_race) races[d.barrier_pc ? location_of(d.barrier_pc).text() : ""].push_back(&d);
-  for (const RawDiag& d : ordered) {
-    SourceLocation l1 = location_of(d.pc1), l2 = location_of(d.pc2);
-    if (d.tagged_race) {
-      const std::vector<const RawDiag*>& group = races[d.barrier_pc ? location_of(d.barrier_pc).text() : ""];
-      if (group.front() != &d) continue;
-      uint64_t count = 0;
-      for (const RawDiag* g : group) count += counted(*g);
-      Diagnostic out;
-      out.kind = kind_name(d.kind);
-      // the second location in the file of the first is only its line
-      const std::string text = worded_races(group, count, cross_warp_races.count(d.barrier_pc) > 0);
-      out.message = replace_all(replace_all(text, "%2", l2.text()), "%1",
-                                l1.file == l2.file && l1.line ? ":" + std::to_string(l1.line) : l1.text());
-      out.file = l1.file;
-      out.line = l1.line;
-      r.diagnostics.push_back(out);
-      continue;
+    // How many times a diagnostic happened: in every block; but once an error ended the launch, in the block shown
+    // only, since how far the other blocks got depends on the schedule.
+    auto counted = [&](const RawDiag& d) { return first_fatal == UINT64_MAX ? d.count : d.block_count; };
+    std::vector<RawDiag> ordered;
+    for (auto& [key, d] : diags)
+        if (d.kind == DiagKind::kRace || d.kind == DiagKind::kUninitialized || d.block <= first_fatal)
+            ordered.push_back(d);
+    std::sort(ordered.begin(), ordered.end(), [](const RawDiag& a, const RawDiag& b) {
+        return std::tie(a.block, a.thread, a.pc1, a.pc2) < std::tie(b.block, b.thread, b.pc1, b.pc2);
+    });
+    std::vector<uintptr_t> pcs;
+    for (const RawDiag& d : ordered) pcs.push_back(d.pc1), pcs.push_back(d.pc2), pcs.push_back(d.barrier_pc);
+    symbolize(pcs);
+    // block races grouped by the barrier they follow; the group is reported where its first member is
+    std::map<std::string, std::vector<const RawDiag*>> races;
+    for (const RawDiag& d : ordered)
+        if (d.tagged_race) races[d.barrier_pc ? location_of(d.barrier_pc).text() : ""].push_back(&d);
+    for (const RawDiag& d : ordered) {
+        SourceLocation l1 = location_of(d.pc1), l2 = location_of(d.pc2);
+        if (d.tagged_race) {
+            const std::vector<const RawDiag*>& group = races[d.barrier_pc ? location_of(d.barrier_pc).text() : ""];
+            if (group.front() != &d) continue;
+            uint64_t count = 0;
+            for (const RawDiag* g : group) count += counted(*g);
+            Diagnostic out;
+            out.kind = kind_name(d.kind);
+            // the second location in the file of the first is only its line
+            const std::string text = worded_races(group, count, cross_warp_races.count(d.barrier_pc) > 0);
+            out.message = replace_all(replace_all(text, "%2", l2.text()), "%1",
+                                      l1.file == l2.file && l1.line ? ":" + std::to_string(l1.line) : l1.text());
+            out.file = l1.file;
+            out.line = l1.line;
+            r.diagnostics.push_back(out);
+            continue;
+        }
+        Diagnostic out;
+        out.kind = kind_name(d.kind);
+        out.message = replace_all(replace_all(d.text, "%1", l1.text()), "%2", l2.text());
+        const uint64_t count = counted(d);
+        if (count > 1) out.message += " (" + std::to_string(count - 1) + " more like it)";
+        out.file = l1.file;
+        out.line = l1.line;
+        r.diagnostics.push_back(out);
     }
-    Diagnostic out;
-    out.kind = kind_name(d.kind);
-    out.message = replace_all(replace_all(d.text, "%1", l1.text()), "%2", l2.text());
-    const uint64_t count = counted(d);
-    if (count > 1) out.message += " (" + std::to_string(count - 1) + " more like it)";
-    out.file = l1.file;
-    out.line = l1.line;
-    r.diagnostics.push_back(out);
-  }
 }
 
 void print_report(const LaunchReport& r) {
-  if (config().quiet) return;
-  for (const Diagnostic& d : r.diagnostics) {
-    std::string where = d.line ? d.file + ":" + std::to_string(d.line) + ": " : "";
-    fprintf(stderr, "%scudaemu: %s in kernel '%s': %s\n", where.c_str(), d.kind.c_str(), r.kernel.c_str(),
-            d.message.c_str());
-  }
+    if (config().quiet) return;
+    for (const Diagnostic& d : r.diagnostics) {
+        std::string where = d.line ? d.file + ":" + std::to_string(d.line) + ": " : "";
+        fprintf(stderr, "%scudaemu: %s in kernel '%s': %s\n", where.c_str(), d.kind.c_str(), r.kernel.c_str(),
+                d.message.c_str());
+    }
 }
 
 const std::vector<LaunchReport>& launches() { return g_reports; }
 void clear_launches() {
-  std::lock_guard<std::mutex> api(g_api_mutex);
-  g_reports.clear();
+    std::lock_guard<std::mutex> api(g_api_mutex);
+    g_reports.clear();
 }
 
 }  // namespace cudaemu

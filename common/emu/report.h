@@ -9,24 +9,34 @@
 
 namespace cudaemu {
 
-enum class DiagKind { kOutOfBounds, kHostAccess, kRace, kBarrier, kUninitialized, kTimeout, kMisaligned, kUnsupported, kWarp };
+enum class DiagKind {
+    kOutOfBounds,
+    kHostAccess,
+    kRace,
+    kBarrier,
+    kUninitialized,
+    kTimeout,
+    kMisaligned,
+    kUnsupported,
+    kWarp
+};
 const char* kind_name(DiagKind k);
 
 // A diagnostic as found: addresses are symbolized once the launch is over. `text` holds %1 and %2 where the
 // source locations of pc1 and pc2 go.
 struct RawDiag {
-  DiagKind kind;
-  uint64_t block = 0;
-  uint32_t thread = 0;
-  uintptr_t pc1 = 0, pc2 = 0;
-  std::string text;
-  uint64_t count = 1;
-  uint64_t block_count = 1;  // of those, in `block`: what a launch an error ended reports (report.cpp)
-  // Races (tagged): the launch report words those of one barrier interval as one finding, with where the barrier
-  // goes (worded_races); cross_warp when an instance was between two warps, which only a __syncthreads() orders.
-  bool tagged_race = false, cross_warp = false;
-  uintptr_t barrier_pc = 0;                          // the last __syncthreads() the thread passed; 0: none yet
-  std::string variable;                              // 'As'
+    DiagKind kind;
+    uint64_t block = 0;
+    uint32_t thread = 0;
+    uintptr_t pc1 = 0, pc2 = 0;
+    std::string text;
+    uint64_t count = 1;
+    uint64_t block_count = 1;  // of those, in `block`: what a launch an error ended reports (report.cpp)
+    // Races (tagged): the launch report words those of one barrier interval as one finding, with where the barrier
+    // goes (worded_races); cross_warp when an instance was between two warps, which only a __syncthreads() orders.
+    bool tagged_race = false, cross_warp = false;
+    uintptr_t barrier_pc = 0;  // the last __syncthreads() the thread passed; 0: none yet
+    std::string variable;      // 'As'
 };
 
 struct Worker;

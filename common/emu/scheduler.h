@@ -30,26 +30,30 @@ struct Collective;
 
 // A suspended fiber, or the scheduler while a fiber runs.
 #if defined(CUDAEMU_UCONTEXT)
-struct FiberContext { ucontext_t uc; };
+struct FiberContext {
+    ucontext_t uc;
+};
 #else
-struct FiberContext { boost::context::detail::fcontext_t ctx = nullptr; };
+struct FiberContext {
+    boost::context::detail::fcontext_t ctx = nullptr;
+};
 #endif
 
 struct Fiber {
-  FiberContext ctx{};
-  uint3 idx{};
-  uint32_t linear = 0;
-  FiberState state = FiberState::kDone;
-  uintptr_t barrier_pc = 0;
-  uint64_t load_bytes = 0, store_bytes = 0;
-  int barrier_predicate = 0;         // __syncthreads_count/and/or
-  Collective* collective = nullptr;  // the warp collective it waits at (on its own stack)
-  size_t stack = 0;                  // index of the stack it runs on
-  bool at_grid_sync = false;         // its barrier is a grid.sync() (cooperative.cpp)
-  const void* awaited = nullptr;     // kAtPhase: the PhaseBarrier, the phases it waits for, and the call
-  uint64_t awaited_phases = 0;
-  const char* awaited_call = nullptr;
-  uint64_t pipeline_commits = 0;     // __pipeline_commit() calls (cuda_pipeline.h's batches)
+    FiberContext ctx{};
+    uint3 idx{};
+    uint32_t linear = 0;
+    FiberState state = FiberState::kDone;
+    uintptr_t barrier_pc = 0;
+    uint64_t load_bytes = 0, store_bytes = 0;
+    int barrier_predicate = 0;         // __syncthreads_count/and/or
+    Collective* collective = nullptr;  // the warp collective it waits at (on its own stack)
+    size_t stack = 0;                  // index of the stack it runs on
+    bool at_grid_sync = false;         // its barrier is a grid.sync() (cooperative.cpp)
+    const void* awaited = nullptr;     // kAtPhase: the PhaseBarrier, the phases it waits for, and the call
+    uint64_t awaited_phases = 0;
+    const char* awaited_call = nullptr;
+    uint64_t pipeline_commits = 0;  // __pipeline_commit() calls (cuda_pipeline.h's batches)
 };
 
 // Shadow state of one word (or, once a narrower access touched it, one byte) of shared memory. Epochs number the barrier intervals of a worker; a new block starts
@@ -57,85 +61,85 @@ struct Fiber {
 // Epochs advance at every barrier and every completed __syncwarp(); read_lanes: the lanes of read_tid's warp that
 // read the byte in the current barrier interval (read_tid is kManyReaders once readers of two warps did).
 struct ShadowByte {
-  uint32_t write_epoch = 0, read_epoch = 0;
-  uint16_t write_tid = 0, read_tid = 0;
-  uint32_t read_lanes = 0;
-  uintptr_t write_pc = 0, read_pc = 0;
+    uint32_t write_epoch = 0, read_epoch = 0;
+    uint16_t write_tid = 0, read_tid = 0;
+    uint32_t read_lanes = 0;
+    uintptr_t write_pc = 0, read_pc = 0;
 };
 constexpr uint16_t kManyReaders = 0xFFFF;
 
 struct Launch {
-  LaunchSite site;
-  dim3 grid, block;
-  uint32_t threads_per_block = 0;
-  uint64_t total_blocks = 0;
-  ThreadEntry entry = nullptr;
-  void* closure = nullptr;
-  std::atomic<uint64_t> next_block{0};
-  size_t dynamic_shared_bytes = 0;  // the launch's third parameter
-  std::atomic<uint64_t> stop_after{UINT64_MAX};  // blocks after the first block with a fatal error are not started
-  std::chrono::steady_clock::time_point start;
-  bool cooperative = false;  // cudaLaunchCooperativeKernel: grid.sync() is allowed
+    LaunchSite site;
+    dim3 grid, block;
+    uint32_t threads_per_block = 0;
+    uint64_t total_blocks = 0;
+    ThreadEntry entry = nullptr;
+    void* closure = nullptr;
+    std::atomic<uint64_t> next_block{0};
+    size_t dynamic_shared_bytes = 0;               // the launch's third parameter
+    std::atomic<uint64_t> stop_after{UINT64_MAX};  // blocks after the first block with a fatal error are not started
+    std::chrono::steady_clock::time_point start;
+    bool cooperative = false;  // cudaLaunchCooperativeKernel: grid.sync() is allowed
 };
 
 // Set by the watchdog: the running kernel stops at its next memory access or barrier.
 extern std::atomic<bool> g_abort_kernel;
 
 struct Worker {
-  unsigned index = 0;
-  Launch* launch = nullptr;
-  // the block being run
-  uint3 block_idx{};
-  uint64_t block_linear = 0;
-  Fiber* current = nullptr;
-  FiberContext scheduler{};
-  std::vector<Fiber> fibers;
-  char* stacks = nullptr;
-  size_t stack_stride = 0;
-  bool block_fatal = false;
-  cudaError_t block_error = cudaSuccess;
-  // shared memory = this thread's instance of the executable's TLS block
-  uintptr_t shared_lo = 0, shared_size = 0;
-  std::vector<ShadowByte> shadow_words;   // one per 4-byte word
-  std::vector<uint8_t> split;             // per word: 1 once tracked per byte (after a 1- or 2-byte access)
-  std::vector<ShadowByte> shadow_bytes;   // per byte, used for split words
-  uint32_t epoch = 0, block_first_epoch = 0;
-  uint32_t interval_start = 0;     // epoch at the block's start or its last __syncthreads()
-  // Reads of bytes no thread had written yet. Judged when the barrier interval ends: if another thread wrote the
-  // byte in the same interval, the read was one side of a race (reported as such) and whether it came first
-  // depended only on the order the fibers ran in; otherwise it is an uninitialised read.
-  struct PendingRead {
-    size_t offset;
-    uint32_t epoch;
-    uint16_t tid;
-    uintptr_t pc;
-  };
-  std::vector<PendingRead> pending_reads;
-  // Dynamic shared memory (extern __shared__): one buffer in the TLS block, of which a launch may use its third
-  // parameter's worth. Offsets in the TLS block; an access ending in [dynamic_limit, dynamic_limit +
-  // dynamic_slack) is out of bounds. All 0 when the program declares no extern __shared__.
-  size_t dynamic_lo = 0, dynamic_size = 0, dynamic_limit = 0, dynamic_slack = 0;
-  // per launch
-  uint64_t global_load = 0, global_store = 0, shared_load = 0, shared_store = 0;
-  uint64_t max_thread_load = 0, max_thread_store = 0;
-  std::vector<uint64_t> alloc_load, alloc_store;
-  std::map<std::tuple<int, uintptr_t, uintptr_t>, RawDiag> diags;
-  std::set<uintptr_t> cross_warp_races;  // barriers after which threads of two warps raced (report.cpp)
-  uint64_t first_fatal_block = UINT64_MAX;
-  cudaError_t fatal_error = cudaSuccess;
-  // Warps (warp.cpp). pair_sync[t * 32 + lane]: the epoch of the last __syncwarp() that thread t and that lane of
-  // its warp both took part in; an access ordered after it by both is not a race.
-  std::vector<uint32_t> pair_sync;
-  uint32_t warp_waiting[32] = {};  // per warp: lanes waiting at a collective
-  uint32_t warp_exited[32] = {};   // per warp: lanes that have finished
-  uint32_t ready = 0;              // fibers in state kReady
-  int64_t stack0_owner = -1;       // the suspended fiber that runs on stack 0, if any
-  int barrier_count = 0;           // __syncthreads_count: threads whose predicate was non-zero
-  // Asynchronous copies (async.cpp): per word of shared memory, how many memcpy_async copies still fill it
-  // (async_words_pending: in all), and the copies themselves.
-  std::vector<uint8_t> async_words;
-  size_t async_words_pending = 0;
-  struct AsyncCopies* async_copies = nullptr;
+    unsigned index = 0;
+    Launch* launch = nullptr;
+    // the block being run
+    uint3 block_idx{};
+    uint64_t block_linear = 0;
+    Fiber* current = nullptr;
+    FiberContext scheduler{};
+    std::vector<Fiber> fibers;
+    char* stacks = nullptr;
+    size_t stack_stride = 0;
+    bool block_fatal = false;
+    cudaError_t block_error = cudaSuccess;
+    // shared memory = this thread's instance of the executable's TLS block
+    uintptr_t shared_lo = 0, shared_size = 0;
+    std::vector<ShadowByte> shadow_words;  // one per 4-byte word
+    std::vector<uint8_t> split;            // per word: 1 once tracked per byte (after a 1- or 2-byte access)
+    std::vector<ShadowByte> shadow_bytes;  // per byte, used for split words
+    uint32_t epoch = 0, block_first_epoch = 0;
+    uint32_t interval_start = 0;  // epoch at the block's start or its last __syncthreads()
+    // Reads of bytes no thread had written yet. Judged when the barrier interval ends: if another thread wrote the
+    // byte in the same interval, the read was one side of a race (reported as such) and whether it came first
+    // depended only on the order the fibers ran in; otherwise it is an uninitialised read.
+    struct PendingRead {
+        size_t offset;
+        uint32_t epoch;
+        uint16_t tid;
+        uintptr_t pc;
+    };
+    std::vector<PendingRead> pending_reads;
+    // Dynamic shared memory (extern __shared__): one buffer in the TLS block, of which a launch may use its third
+    // parameter's worth. Offsets in the TLS block; an access ending in [dynamic_limit, dynamic_limit +
+    // dynamic_slack) is out of bounds. All 0 when the program declares no extern __shared__.
+    size_t dynamic_lo = 0, dynamic_size = 0, dynamic_limit = 0, dynamic_slack = 0;
+    // per launch
+    uint64_t global_load = 0, global_store = 0, shared_load = 0, shared_store = 0;
+    uint64_t max_thread_load = 0, max_thread_store = 0;
+    std::vector<uint64_t> alloc_load, alloc_store;
+    std::map<std::tuple<int, uintptr_t, uintptr_t>, RawDiag> diags;
+    std::set<uintptr_t> cross_warp_races;  // barriers after which threads of two warps raced (report.cpp)
+    uint64_t first_fatal_block = UINT64_MAX;
+    cudaError_t fatal_error = cudaSuccess;
+    // Warps (warp.cpp). pair_sync[t * 32 + lane]: the epoch of the last __syncwarp() that thread t and that lane of
+    // its warp both took part in; an access ordered after it by both is not a race.
+    std::vector<uint32_t> pair_sync;
+    uint32_t warp_waiting[32] = {};  // per warp: lanes waiting at a collective
+    uint32_t warp_exited[32] = {};   // per warp: lanes that have finished
+    uint32_t ready = 0;              // fibers in state kReady
+    int64_t stack0_owner = -1;       // the suspended fiber that runs on stack 0, if any
+    int barrier_count = 0;           // __syncthreads_count: threads whose predicate was non-zero
+    // Asynchronous copies (async.cpp): per word of shared memory, how many memcpy_async copies still fill it
+    // (async_words_pending: in all), and the copies themselves.
+    std::vector<uint8_t> async_words;
+    size_t async_words_pending = 0;
+    struct AsyncCopies* async_copies = nullptr;
 };
 
 // The worker running on this thread (null on threads that never ran a kernel). Defined in checks.cpp, whose hot
@@ -149,26 +153,26 @@ std::string tid_coord(const Worker& w, uint16_t tid);
 // Records a diagnostic once per (kind, pc1, pc2) and counts the rest; `text` is only built when it is kept.
 template <class Text>
 void add_diag_lazy(Worker& w, DiagKind kind, uint32_t thread, uintptr_t pc1, uintptr_t pc2, Text text) {
-  auto key = std::make_tuple(static_cast<int>(kind), pc1, pc2);
-  auto it = w.diags.find(key);
-  if (it != w.diags.end()) {
-    it->second.count++;
-    if (w.block_linear < it->second.block) {  // keep the first block's instance: the same whatever the schedule
-      it->second.block = w.block_linear;
-      it->second.thread = thread;
-      it->second.text = text();
-      it->second.block_count = 1;
-    } else if (w.block_linear == it->second.block) {
-      it->second.block_count++;
+    auto key = std::make_tuple(static_cast<int>(kind), pc1, pc2);
+    auto it = w.diags.find(key);
+    if (it != w.diags.end()) {
+        it->second.count++;
+        if (w.block_linear < it->second.block) {  // keep the first block's instance: the same whatever the schedule
+            it->second.block = w.block_linear;
+            it->second.thread = thread;
+            it->second.text = text();
+            it->second.block_count = 1;
+        } else if (w.block_linear == it->second.block) {
+            it->second.block_count++;
+        }
+        return;
     }
-    return;
-  }
-  if (w.diags.size() >= 64) return;
-  w.diags.emplace(key, RawDiag{kind, w.block_linear, thread, pc1, pc2, text(), 1});
+    if (w.diags.size() >= 64) return;
+    w.diags.emplace(key, RawDiag{kind, w.block_linear, thread, pc1, pc2, text(), 1});
 }
 
 inline void add_diag(Worker& w, DiagKind kind, uint32_t thread, uintptr_t pc1, uintptr_t pc2, std::string text) {
-  add_diag_lazy(w, kind, thread, pc1, pc2, [&] { return std::move(text); });
+    add_diag_lazy(w, kind, thread, pc1, pc2, [&] { return std::move(text); });
 }
 
 inline bool same_warp(uint32_t a, uint32_t b) { return ((a ^ b) >> 5) == 0; }

@@ -25,168 +25,170 @@ std::mutex g_symbol_mutex;
 std::map<uintptr_t, SourceLocation> g_symbols;
 
 std::string cwd_prefix() {
-  char buf[4096];
-  if (!getcwd(buf, sizeof buf)) return "";
-  return std::string(buf) + "/";
+    char buf[4096];
+    if (!getcwd(buf, sizeof buf)) return "";
+    return std::string(buf) + "/";
 }
 
 std::string self_exe() {
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("/proc/self/exe");
+    char buf[4096];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("/proc/self/exe");
 }
 
 }  // namespace
 
 void symbolize(std::vector<uintptr_t> pcs) {
-  std::lock_guard<std::mutex> lock(g_symbol_mutex);
-  std::map<std::string, std::vector<std::pair<uintptr_t, uintptr_t>>> by_module;  // module -> (pc, offset)
-  for (uintptr_t pc : pcs) {
-    if (!pc || g_symbols.count(pc)) continue;
-    g_symbols[pc] = SourceLocation{};
-    Dl_info info{};
-    if (!dladdr(reinterpret_cast<void*>(pc), &info) || !info.dli_fname) continue;
-    std::string module = info.dli_fname;
-    Dl_info main_info{};
-    if (dladdr(reinterpret_cast<void*>(&symbolize), &main_info) && main_info.dli_fbase == info.dli_fbase)
-      module = self_exe();
-    // A return address points after the call; the access belongs to the instruction before it.
-    by_module[module].push_back({pc, pc - 1 - reinterpret_cast<uintptr_t>(info.dli_fbase)});
-  }
-  if (by_module.empty()) return;  // all cached: a barrier whose call the compiler duplicated asks again and again
-  const std::string prefix = cwd_prefix();
-  for (auto& [module, list] : by_module) {
-    std::string cmd = "addr2line -e '" + module + "'";
-    for (auto& [pc, off] : list) {
-      char hex[32];
-      snprintf(hex, sizeof hex, " 0x%lx", static_cast<unsigned long>(off));
-      cmd += hex;
+    std::lock_guard<std::mutex> lock(g_symbol_mutex);
+    std::map<std::string, std::vector<std::pair<uintptr_t, uintptr_t>>> by_module;  // module -> (pc, offset)
+    for (uintptr_t pc : pcs) {
+        if (!pc || g_symbols.count(pc)) continue;
+        g_symbols[pc] = SourceLocation{};
+        Dl_info info{};
+        if (!dladdr(reinterpret_cast<void*>(pc), &info) || !info.dli_fname) continue;
+        std::string module = info.dli_fname;
+        Dl_info main_info{};
+        if (dladdr(reinterpret_cast<void*>(&symbolize), &main_info) && main_info.dli_fbase == info.dli_fbase)
+            module = self_exe();
+        // A return address points after the call; the access belongs to the instruction before it.
+        by_module[module].push_back({pc, pc - 1 - reinterpret_cast<uintptr_t>(info.dli_fbase)});
     }
-    cmd += " 2>/dev/null";
-    FILE* f = popen(cmd.c_str(), "r");
-    if (!f) continue;
-    char line[4096];
-    for (auto& [pc, off] : list) {
-      if (!fgets(line, sizeof line, f)) break;
-      std::string s(line);
-      while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-      size_t disc = s.find(" (discriminator");
-      if (disc != std::string::npos) s.resize(disc);
-      size_t colon = s.rfind(':');
-      SourceLocation loc;
-      if (colon != std::string::npos) {
-        loc.file = s.substr(0, colon);
-        loc.line = atoi(s.c_str() + colon + 1);
-      }
-      if (loc.file == "??") loc.file.clear();
-      if (!prefix.empty() && loc.file.compare(0, prefix.size(), prefix) == 0) loc.file = loc.file.substr(prefix.size());
-      if (loc.file.compare(0, 2, "./") == 0) loc.file = loc.file.substr(2);
-      g_symbols[pc] = loc;
+    if (by_module.empty()) return;  // all cached: a barrier whose call the compiler duplicated asks again and again
+    const std::string prefix = cwd_prefix();
+    for (auto& [module, list] : by_module) {
+        std::string cmd = "addr2line -e '" + module + "'";
+        for (auto& [pc, off] : list) {
+            char hex[32];
+            snprintf(hex, sizeof hex, " 0x%lx", static_cast<unsigned long>(off));
+            cmd += hex;
+        }
+        cmd += " 2>/dev/null";
+        FILE* f = popen(cmd.c_str(), "r");
+        if (!f) continue;
+        char line[4096];
+        for (auto& [pc, off] : list) {
+            if (!fgets(line, sizeof line, f)) break;
+            std::string s(line);
+            while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+            size_t disc = s.find(" (discriminator");
+            if (disc != std::string::npos) s.resize(disc);
+            size_t colon = s.rfind(':');
+            SourceLocation loc;
+            if (colon != std::string::npos) {
+                loc.file = s.substr(0, colon);
+                loc.line = atoi(s.c_str() + colon + 1);
+            }
+            if (loc.file == "??") loc.file.clear();
+            if (!prefix.empty() && loc.file.compare(0, prefix.size(), prefix) == 0)
+                loc.file = loc.file.substr(prefix.size());
+            if (loc.file.compare(0, 2, "./") == 0) loc.file = loc.file.substr(2);
+            g_symbols[pc] = loc;
+        }
+        pclose(f);
     }
-    pclose(f);
-  }
 }
 
 SourceLocation location_of(uintptr_t pc) {
-  symbolize({pc});
-  std::lock_guard<std::mutex> lock(g_symbol_mutex);
-  return g_symbols[pc];
+    symbolize({pc});
+    std::lock_guard<std::mutex> lock(g_symbol_mutex);
+    return g_symbols[pc];
 }
 
 uintptr_t site_pc(const char* file, int line) {
-  thread_local const char* last_file = nullptr;  // a collective in a loop asks for the same site again and again
-  thread_local int last_line = 0;
-  thread_local uintptr_t last_pc = 0;
-  if (file == last_file && line == last_line) return last_pc;
-  static std::map<std::pair<std::string, int>, uintptr_t> sites;
-  std::lock_guard<std::mutex> lock(g_symbol_mutex);
-  std::string name = file ? file : "";
-  if (name.compare(0, 2, "./") == 0) name = name.substr(2);
-  auto it = sites.find({name, line});
-  if (it == sites.end()) {
-    const uintptr_t pc = (uintptr_t(1) << 63) | sites.size();  // no code lives at these addresses
-    it = sites.emplace(std::make_pair(name, line), pc).first;
-    g_symbols[pc] = SourceLocation{name, line};
-  }
-  last_file = file, last_line = line, last_pc = it->second;
-  return it->second;
+    thread_local const char* last_file = nullptr;  // a collective in a loop asks for the same site again and again
+    thread_local int last_line = 0;
+    thread_local uintptr_t last_pc = 0;
+    if (file == last_file && line == last_line) return last_pc;
+    static std::map<std::pair<std::string, int>, uintptr_t> sites;
+    std::lock_guard<std::mutex> lock(g_symbol_mutex);
+    std::string name = file ? file : "";
+    if (name.compare(0, 2, "./") == 0) name = name.substr(2);
+    auto it = sites.find({name, line});
+    if (it == sites.end()) {
+        const uintptr_t pc = (uintptr_t(1) << 63) | sites.size();  // no code lives at these addresses
+        it = sites.emplace(std::make_pair(name, line), pc).first;
+        g_symbols[pc] = SourceLocation{name, line};
+    }
+    last_file = file, last_line = line, last_pc = it->second;
+    return it->second;
 }
 
 bool same_source_line(uintptr_t a, uintptr_t b) {
-  if (a == b) return true;
-  // A barrier the compiler duplicated has two addresses: every thread of every block asks about the same pair.
-  thread_local uintptr_t last_a = 0, last_b = 0;
-  thread_local bool last_same = false;
-  if (a == last_a && b == last_b) return last_same;
-  SourceLocation la = location_of(a), lb = location_of(b);
-  last_a = a, last_b = b, last_same = la.line && la.file == lb.file && la.line == lb.line;
-  return last_same;
+    if (a == b) return true;
+    // A barrier the compiler duplicated has two addresses: every thread of every block asks about the same pair.
+    thread_local uintptr_t last_a = 0, last_b = 0;
+    thread_local bool last_same = false;
+    if (a == last_a && b == last_b) return last_same;
+    SourceLocation la = location_of(a), lb = location_of(b);
+    last_a = a, last_b = b, last_same = la.line && la.file == lb.file && la.line == lb.line;
+    return last_same;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Names of __shared__ variables: they are TLS symbols of the executable; st_value is the offset in its TLS block.
 // ---------------------------------------------------------------------------------------------------------------
 struct TlsSymbol {
-  uint64_t offset, size;
-  std::string name;
+    uint64_t offset, size;
+    std::string name;
 };
 
 const std::vector<ElfSymbol>& executable_symbols() {
-  static const std::vector<ElfSymbol> symbols = [] {
-    std::vector<ElfSymbol> out;
-    std::ifstream in("/proc/self/exe", std::ios::binary);
-    std::vector<char> data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (data.size() < sizeof(Elf64_Ehdr)) return out;
-    auto* eh = reinterpret_cast<const Elf64_Ehdr*>(data.data());
-    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64) return out;
-    if (eh->e_shoff + size_t(eh->e_shnum) * sizeof(Elf64_Shdr) > data.size()) return out;
-    auto* sh = reinterpret_cast<const Elf64_Shdr*>(data.data() + eh->e_shoff);
-    for (int i = 0; i < eh->e_shnum; ++i) {
-      if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum) continue;
-      const Elf64_Shdr& strtab = sh[sh[i].sh_link];
-      if (sh[i].sh_offset + sh[i].sh_size > data.size() || strtab.sh_offset + strtab.sh_size > data.size()) continue;
-      auto* sym = reinterpret_cast<const Elf64_Sym*>(data.data() + sh[i].sh_offset);
-      size_t n = sh[i].sh_size / sizeof(Elf64_Sym);
-      for (size_t j = 0; j < n; ++j) {
-        unsigned type = ELF64_ST_TYPE(sym[j].st_info);
-        if ((type != STT_TLS && type != STT_FUNC) || sym[j].st_name >= strtab.sh_size) continue;
-        out.push_back({data.data() + strtab.sh_offset + sym[j].st_name, sym[j].st_value, sym[j].st_size, type});
-      }
-    }
-    return out;
-  }();
-  return symbols;
+    static const std::vector<ElfSymbol> symbols = [] {
+        std::vector<ElfSymbol> out;
+        std::ifstream in("/proc/self/exe", std::ios::binary);
+        std::vector<char> data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (data.size() < sizeof(Elf64_Ehdr)) return out;
+        auto* eh = reinterpret_cast<const Elf64_Ehdr*>(data.data());
+        if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64) return out;
+        if (eh->e_shoff + size_t(eh->e_shnum) * sizeof(Elf64_Shdr) > data.size()) return out;
+        auto* sh = reinterpret_cast<const Elf64_Shdr*>(data.data() + eh->e_shoff);
+        for (int i = 0; i < eh->e_shnum; ++i) {
+            if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum) continue;
+            const Elf64_Shdr& strtab = sh[sh[i].sh_link];
+            if (sh[i].sh_offset + sh[i].sh_size > data.size() || strtab.sh_offset + strtab.sh_size > data.size())
+                continue;
+            auto* sym = reinterpret_cast<const Elf64_Sym*>(data.data() + sh[i].sh_offset);
+            size_t n = sh[i].sh_size / sizeof(Elf64_Sym);
+            for (size_t j = 0; j < n; ++j) {
+                unsigned type = ELF64_ST_TYPE(sym[j].st_info);
+                if ((type != STT_TLS && type != STT_FUNC) || sym[j].st_name >= strtab.sh_size) continue;
+                out.push_back({data.data() + strtab.sh_offset + sym[j].st_name, sym[j].st_value, sym[j].st_size, type});
+            }
+        }
+        return out;
+    }();
+    return symbols;
 }
 
 namespace {
 const std::vector<TlsSymbol>& tls_symbols() {
-  static const std::vector<TlsSymbol> symbols = [] {
-    std::vector<TlsSymbol> out;
-    for (const ElfSymbol& s : executable_symbols()) {
-      if (s.type != STT_TLS) continue;
-      std::string name = s.name;
-      if (name == CUDAEMU_DYNAMIC_SHARED) name = "extern __shared__";
-      int status = 0;
-      char* dem = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
-      if (dem) {
-        name = dem;
-        free(dem);
-      }
-      size_t colons = name.rfind("::");
-      if (colons != std::string::npos) name = name.substr(colons + 2);
-      out.push_back({s.value, s.size, name});
-    }
-    return out;
-  }();
-  return symbols;
+    static const std::vector<TlsSymbol> symbols = [] {
+        std::vector<TlsSymbol> out;
+        for (const ElfSymbol& s : executable_symbols()) {
+            if (s.type != STT_TLS) continue;
+            std::string name = s.name;
+            if (name == CUDAEMU_DYNAMIC_SHARED) name = "extern __shared__";
+            int status = 0;
+            char* dem = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+            if (dem) {
+                name = dem;
+                free(dem);
+            }
+            size_t colons = name.rfind("::");
+            if (colons != std::string::npos) name = name.substr(colons + 2);
+            out.push_back({s.value, s.size, name});
+        }
+        return out;
+    }();
+    return symbols;
 }
 }  // namespace
 
 std::string shared_variable_at(uint64_t offset) {
-  for (const TlsSymbol& s : tls_symbols())
-    if (offset >= s.offset && offset < s.offset + std::max<uint64_t>(s.size, 1))
-      return "'" + s.name + "' (byte " + std::to_string(offset - s.offset) + ")";
-  return "shared byte " + std::to_string(offset);
+    for (const TlsSymbol& s : tls_symbols())
+        if (offset >= s.offset && offset < s.offset + std::max<uint64_t>(s.size, 1))
+            return "'" + s.name + "' (byte " + std::to_string(offset - s.offset) + ")";
+    return "shared byte " + std::to_string(offset);
 }
 
 }  // namespace cudaemu

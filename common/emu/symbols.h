@@ -8,9 +8,9 @@
 namespace cudaemu {
 
 struct SourceLocation {
-  std::string file;
-  int line = 0;
-  std::string text() const { return line ? file + ":" + std::to_string(line) : (file.empty() ? "?" : file); }
+    std::string file;
+    int line = 0;
+    std::string text() const { return line ? file + ":" + std::to_string(line) : (file.empty() ? "?" : file); }
 };
 
 // Looks up every address of `pcs` at once (one addr2line per module); later location_of calls hit the cache.
@@ -22,9 +22,9 @@ bool same_source_line(uintptr_t a, uintptr_t b);
 uintptr_t site_pc(const char* file, int line);
 // The executable's function and TLS symbols (mangled names; values as in its symbol table), read once.
 struct ElfSymbol {
-  std::string name;
-  uint64_t value, size;
-  unsigned type;  // STT_FUNC or STT_TLS
+    std::string name;
+    uint64_t value, size;
+    unsigned type;  // STT_FUNC or STT_TLS
 };
 const std::vector<ElfSymbol>& executable_symbols();
 // "'As' (byte 12)": the __shared__ variable at this offset of the TLS block.

@@ -14,19 +14,19 @@ struct Worker;
 
 // A warp collective as one lane calls it; lives on that lane's stack while it waits.
 struct Collective {
-  int op = 0;            // WarpOp (include/cudaemu_warp.h)
-  uint32_t mask = 0;     // the lanes it names
-  const void* in = nullptr;  // __shfl*: this lane's value (size bytes)
-  void* out = nullptr;       // __shfl*: where its result goes
-  uint32_t size = 0;
-  int32_t arg = 0;       // source lane, delta or lane mask
-  int32_t width = 32;
-  uint64_t value = 0;    // votes, matches and reductions: this lane's operand
-  uint64_t result = 0;   // ... and its result
-  int predicate = 0;     // __match_all_sync's *pred
-  uintptr_t pc = 0;      // where it was called: a return address, or
-  const char* file = nullptr;  // a source location (cooperative groups pass __builtin_FILE/LINE)
-  int line = 0;
+    int op = 0;                // WarpOp (include/cudaemu_warp.h)
+    uint32_t mask = 0;         // the lanes it names
+    const void* in = nullptr;  // __shfl*: this lane's value (size bytes)
+    void* out = nullptr;       // __shfl*: where its result goes
+    uint32_t size = 0;
+    int32_t arg = 0;  // source lane, delta or lane mask
+    int32_t width = 32;
+    uint64_t value = 0;          // votes, matches and reductions: this lane's operand
+    uint64_t result = 0;         // ... and its result
+    int predicate = 0;           // __match_all_sync's *pred
+    uintptr_t pc = 0;            // where it was called: a return address, or
+    const char* file = nullptr;  // a source location (cooperative groups pass __builtin_FILE/LINE)
+    int line = 0;
 };
 
 // A new block: no lane waits or has exited.

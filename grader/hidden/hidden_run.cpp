@@ -13,20 +13,20 @@
 #include "lab.h"
 
 int main(int argc, char** argv) {
-  if (argc != 6) {
-    fprintf(stderr, "usage: %s M N K SEED OUT\n", argv[0]);
-    return 2;
-  }
-  const int M = atoi(argv[1]), N = atoi(argv[2]), K = atoi(argv[3]);
-  const uint32_t seed = static_cast<uint32_t>(strtoul(argv[4], nullptr, 10));
-  Run run = run_matmul(random_problem(M, N, K, seed), matmul);
-  FILE* out = fopen(argv[5], "wb");
-  if (!out) {
-    perror(argv[5]);
-    return 1;
-  }
-  const int32_t header[4] = {M, N, static_cast<int32_t>(run.launch_error), static_cast<int32_t>(run.sync_error)};
-  const bool ok = fwrite(header, sizeof header, 1, out) == 1 &&
-                  fwrite(run.C.data(), sizeof(float), run.C.size(), out) == run.C.size();
-  return fclose(out) == 0 && ok ? 0 : 1;
+    if (argc != 6) {
+        fprintf(stderr, "usage: %s M N K SEED OUT\n", argv[0]);
+        return 2;
+    }
+    const int M = atoi(argv[1]), N = atoi(argv[2]), K = atoi(argv[3]);
+    const uint32_t seed = static_cast<uint32_t>(strtoul(argv[4], nullptr, 10));
+    Run run = run_matmul(random_problem(M, N, K, seed), matmul);
+    FILE* out = fopen(argv[5], "wb");
+    if (!out) {
+        perror(argv[5]);
+        return 1;
+    }
+    const int32_t header[4] = {M, N, static_cast<int32_t>(run.launch_error), static_cast<int32_t>(run.sync_error)};
+    const bool ok = fwrite(header, sizeof header, 1, out) == 1 &&
+                    fwrite(run.C.data(), sizeof(float), run.C.size(), out) == run.C.size();
+    return fclose(out) == 0 && ok ? 0 : 1;
 }

@@ -85,11 +85,11 @@ int main() {
     CUDA_CHECK(cudaFree(d_C));
 
     if (mismatches != 0) {
-        std::printf("FAIL: %d of %d elements of C (%dx%d) are wrong; first C[%d][%d]: got %g, want %g\n",
-                    mismatches, M * N, M, N, bad_row, bad_col, bad_got, bad_want);
+        std::printf("FAIL: %d of %d elements of C (%dx%d) are wrong; first C[%d][%d]: got %g, want %g\n", mismatches,
+                    M * N, M, N, bad_row, bad_col, bad_got, bad_want);
         return 1;
     }
-    std::printf("PASS: all %d elements of C (%dx%d) = A (%dx%d) · B (%dx%d) match the CPU loop\n",
-                M * N, M, N, M, K, K, N);
+    std::printf("PASS: all %d elements of C (%dx%d) = A (%dx%d) · B (%dx%d) match the CPU loop\n", M * N, M, N, M, K, K,
+                N);
     return 0;
 }

@@ -5,46 +5,41 @@
 #include "lab_tests.h"
 
 TEST_SUITE("correctness") {
-  TEST_CASE("width=34 with A = 1, B = 2: every value is 68.0") { expect_constant_case(34); }
+TEST_CASE("width=34 with A = 1, B = 2: every value is 68.0") { expect_constant_case(34); }
 
-  TEST_CASE("4x4 with values 1..16: C[0][0] = 90") { expect_counting_case(); }
+TEST_CASE("4x4 with values 1..16: C[0][0] = 90") { expect_counting_case(); }
 
-  TEST_CASE("seeded random data, A != B^T") { expect_correct({random_problem(37, 37, 37, 1)}); }
+TEST_CASE("seeded random data, A != B^T") { expect_correct({random_problem(37, 37, 37, 1)}); }
 
-  TEST_CASE("rectangular, M != N != K") {
-    expect_correct({random_problem(55, 43, 48, 2),
-                    random_problem(7, 61, 3, 3)});
-  }
+TEST_CASE("rectangular, M != N != K") { expect_correct({random_problem(55, 43, 48, 2), random_problem(7, 61, 3, 3)}); }
 
-  TEST_CASE("sizes 1, 15, 16, 17 and primes") {
+TEST_CASE("sizes 1, 15, 16, 17 and primes") {
     expect_correct(random_squares({1, 15, 16, 17, 31, 97}, 4));
     expect_correct({random_problem(13, 29, 7, 5)});
-  }
+}
 
 #ifndef CUDAEMU  // about 2 GFLOP: seconds on a GPU, minutes on the emulator
-  TEST_CASE("large: 1000x800 * 800x1200") { expect_correct({random_problem(1000, 1200, 800, 6)}); }
+TEST_CASE("large: 1000x800 * 800x1200") { expect_correct({random_problem(1000, 1200, 800, 6)}); }
 #endif
 }
 
 #ifdef CUDAEMU
 TEST_SUITE("traffic") {
-  TEST_CASE("reads exactly 2*M*N*K floats (37x29 * 29x23)") {
+TEST_CASE("reads exactly 2*M*N*K floats (37x29 * 29x23)") {
     Problem p = random_problem(37, 23, 29, 7);
     uint64_t naive_bytes = 2ull * p.M * p.N * p.K * sizeof(float);
     expect(check_reads_exactly(p, run_student(p), naive_bytes, "a naive kernel (one thread per element of C)"));
-  }
+}
 
-  TEST_CASE("every element of C written exactly once, by kernel code") {
+TEST_CASE("every element of C written exactly once, by kernel code") {
     Problem p = random_problem(37, 23, 29, 8);
     expect(check_written_once(p, run_student(p)));
-  }
+}
 }
 
 TEST_SUITE("memory safety") {
-  TEST_CASE("no out-of-bounds access on any size") {
-    expect_clean({random_problem(1, 1, 1, 9),
-                  random_problem(17, 33, 5, 10),
-                  random_problem(37, 23, 29, 11)});
-  }
+TEST_CASE("no out-of-bounds access on any size") {
+    expect_clean({random_problem(1, 1, 1, 9), random_problem(17, 33, 5, 10), random_problem(37, 23, 29, 11)});
+}
 }
 #endif

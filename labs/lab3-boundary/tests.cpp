@@ -5,47 +5,44 @@
 #include "lab_tests.h"
 
 TEST_SUITE("correctness") {
-  TEST_CASE("width=34 with A = 1, B = 2: every value is 68.0") { expect_constant_case(34); }
+TEST_CASE("width=34 with A = 1, B = 2: every value is 68.0") { expect_constant_case(34); }
 
-  TEST_CASE("4x4 with values 1..16: C[0][0] = 90") { expect_counting_case(); }
+TEST_CASE("4x4 with values 1..16: C[0][0] = 90") { expect_counting_case(); }
 
-  TEST_CASE("seeded random data, A != B^T") { expect_correct({random_problem(37, 37, 37, 1)}); }
+TEST_CASE("seeded random data, A != B^T") { expect_correct({random_problem(37, 37, 37, 1)}); }
 
-  TEST_CASE("rectangular, M != N != K") {
-    expect_correct({random_problem(55, 43, 48, 2),
-                    random_problem(7, 61, 3, 3),
-                    random_problem(33, 1, 65, 4)});
-  }
+TEST_CASE("rectangular, M != N != K") {
+    expect_correct({random_problem(55, 43, 48, 2), random_problem(7, 61, 3, 3), random_problem(33, 1, 65, 4)});
+}
 
-  TEST_CASE("sizes 1, 15, 16, 17 and primes") {
+TEST_CASE("sizes 1, 15, 16, 17 and primes") {
     expect_correct(random_squares({1, 15, 16, 17, 31, 97}, 5));
     expect_correct({random_problem(13, 29, 7, 6)});
-  }
+}
 
 #ifndef CUDAEMU  // about 2 GFLOP: seconds on a GPU, minutes on the emulator
-  TEST_CASE("large: 1000x800 * 800x1200") { expect_correct({random_problem(1000, 1200, 800, 7)}); }
+TEST_CASE("large: 1000x800 * 800x1200") { expect_correct({random_problem(1000, 1200, 800, 7)}); }
 #endif
 }
 
 #ifdef CUDAEMU
 TEST_SUITE("traffic") {
-  TEST_CASE("reads at most M*K*ceil(N/16) + K*N*ceil(M/16) floats (55x48 * 48x43)") {
+TEST_CASE("reads at most M*K*ceil(N/16) + K*N*ceil(M/16) floats (55x48 * 48x43)") {
     Problem p = random_problem(55, 43, 48, 8);
-    uint64_t tiled_floats = uint64_t(p.M) * p.K * ceil_div(p.N, TILE_WIDTH) + uint64_t(p.K) * p.N * ceil_div(p.M, TILE_WIDTH);
+    uint64_t tiled_floats =
+        uint64_t(p.M) * p.K * ceil_div(p.N, TILE_WIDTH) + uint64_t(p.K) * p.N * ceil_div(p.M, TILE_WIDTH);
     expect(check_reads_at_most(p, run_student(p), tiled_floats * sizeof(float), "a 16×16 tiled kernel"));
-  }
+}
 
-  TEST_CASE("every element of C written exactly once, by kernel code") {
+TEST_CASE("every element of C written exactly once, by kernel code") {
     Problem p = random_problem(55, 43, 48, 9);
     expect(check_written_once(p, run_student(p)));
-  }
+}
 }
 
 TEST_SUITE("memory safety") {
-  TEST_CASE("no race, divergent barrier, uninitialised shared read or out-of-bounds access") {
-    expect_clean({random_problem(1, 1, 1, 10),
-                  random_problem(17, 33, 5, 11),
-                  random_problem(55, 43, 48, 12)});
-  }
+TEST_CASE("no race, divergent barrier, uninitialised shared read or out-of-bounds access") {
+    expect_clean({random_problem(1, 1, 1, 10), random_problem(17, 33, 5, 11), random_problem(55, 43, 48, 12)});
+}
 }
 #endif

@@ -49,23 +49,23 @@ __device__ __forceinline__ float4 load_float4(const float* src, int row, int col
 }
 
 template <bool VECTOR>
-__global__ void __launch_bounds__(THREADS) matmul_register_tiled_kernel(const float* A, const float* B, float* C,
-                                                                        int M, int N, int K) {
-    alignas(16) __shared__ float As[BK][BM];   // (BK, BM): this block's rows of A, one slice of K, transposed
-    alignas(16) __shared__ float Bs[BK][BN];   // (BK, BN): one slice of K, this block's columns of B
+__global__ void __launch_bounds__(THREADS)
+    matmul_register_tiled_kernel(const float* A, const float* B, float* C, int M, int N, int K) {
+    alignas(16) __shared__ float As[BK][BM];  // (BK, BM): this block's rows of A, one slice of K, transposed
+    alignas(16) __shared__ float Bs[BK][BN];  // (BK, BN): one slice of K, this block's columns of B
 
-    const int tx = threadIdx.x;  // the thread's group of TN columns, 0 .. BN/TN-1
-    const int ty = threadIdx.y;  // the thread's group of TM rows, 0 .. BM/TM-1
+    const int tx = threadIdx.x;                       // the thread's group of TN columns, 0 .. BN/TN-1
+    const int ty = threadIdx.y;                       // the thread's group of TM rows, 0 .. BM/TM-1
     const int first_row = blockIdx.y * BM + ty * TM;  // the thread computes C[first_row .. +TM-1][first_col .. +TN-1]
     const int first_col = blockIdx.x * BN + tx * TN;
 
     // Which float4 of each tile this thread loads. Consecutive threads take consecutive float4s of a row,
     // so a warp's loads of B cover whole rows of the tile.
     const int tid = ty * (BN / TN) + tx;
-    const int a_ty = tid / (BK / 4);       // row of the A tile, 0 .. BM-1
-    const int a_tx = tid % (BK / 4) * 4;   // first of its four columns, a multiple of 4
-    const int b_ty = tid / (BN / 4);       // row of the B tile, 0 .. BK-1
-    const int b_tx = tid % (BN / 4) * 4;   // first of its four columns, a multiple of 4
+    const int a_ty = tid / (BK / 4);      // row of the A tile, 0 .. BM-1
+    const int a_tx = tid % (BK / 4) * 4;  // first of its four columns, a multiple of 4
+    const int b_ty = tid / (BN / 4);      // row of the B tile, 0 .. BK-1
+    const int b_tx = tid % (BN / 4) * 4;  // first of its four columns, a multiple of 4
 
     float acc[TM][TN] = {};  // the thread's TM×TN outputs, in registers
     float a_reg[TM];         // column k of the thread's rows of A
@@ -83,15 +83,14 @@ __global__ void __launch_bounds__(THREADS) matmul_register_tiled_kernel(const fl
         //                into b_reg[j], then add a_reg[i] * b_reg[j] to acc[i][j] for every i, j (about 12 lines)
         // TODO(student): wait until every thread is done with these tiles, before the next
         //                phase overwrites them (about 1 line)
-        (void)a; (void)b;  // marks a and b as used so this skeleton builds without warnings; delete it
+        unused(a, b);  // marks a and b as used so this skeleton builds without warnings; delete it
     }
 
     // TODO(student): store acc[i][j] in C[first_row + i][first_col + j], only for elements inside C; on the
     //                VECTOR path four at a time as one float4, otherwise one by one (about 20 lines)
 
     // Marks these names as used so this skeleton builds without warnings; delete it once your code uses them.
-    // (&As, &Bs, &acc...: for a variable that is set but never read, nvcc accepts only the address form.)
-    (void)C; (void)first_row; (void)first_col; (void)&As; (void)&Bs; (void)&acc; (void)&a_reg; (void)&b_reg;
+    unused(C, first_row, first_col, As, Bs, acc, a_reg, b_reg);
 }
 
 // ----------------------------------------------------------------------------

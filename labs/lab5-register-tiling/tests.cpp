@@ -8,58 +8,51 @@
 static_assert(BM == 128 && BN == 128, "the traffic tests' names state a 128×128 block tile");
 
 TEST_SUITE("correctness") {
-  TEST_CASE("width=34 with A = 1, B = 2: every value is 68.0") { expect_constant_case(34); }
+TEST_CASE("width=34 with A = 1, B = 2: every value is 68.0") { expect_constant_case(34); }
 
-  TEST_CASE("4x4 with values 1..16: C[0][0] = 90") { expect_counting_case(); }
+TEST_CASE("4x4 with values 1..16: C[0][0] = 90") { expect_counting_case(); }
 
-  TEST_CASE("seeded random data, A != B^T") { expect_correct({random_problem(37, 37, 37, 1)}); }
+TEST_CASE("seeded random data, A != B^T") { expect_correct({random_problem(37, 37, 37, 1)}); }
 
-  // K and N multiples of 4 take the float4 path (130x36 * 36x260, 20x12 * 12x8); the others the scalar path, also
-  // when only one of them is (70x30 * 30x132, 70x132 * 132x30).
-  TEST_CASE("rectangular, M != N != K, on the float4 path and the scalar path") {
-    expect_correct({random_problem(55, 43, 48, 2),
-                    random_problem(7, 61, 3, 3),
-                    random_problem(33, 1, 65, 4),
-                    random_problem(130, 260, 36, 13),
-                    random_problem(20, 8, 12, 16),
-                    random_problem(70, 132, 30, 17),
+// K and N multiples of 4 take the float4 path (130x36 * 36x260, 20x12 * 12x8); the others the scalar path, also
+// when only one of them is (70x30 * 30x132, 70x132 * 132x30).
+TEST_CASE("rectangular, M != N != K, on the float4 path and the scalar path") {
+    expect_correct({random_problem(55, 43, 48, 2), random_problem(7, 61, 3, 3), random_problem(33, 1, 65, 4),
+                    random_problem(130, 260, 36, 13), random_problem(20, 8, 12, 16), random_problem(70, 132, 30, 17),
                     random_problem(70, 30, 132, 18)});
-  }
+}
 
-  TEST_CASE("sizes 1, 15, 16, 17 and primes") {
+TEST_CASE("sizes 1, 15, 16, 17 and primes") {
     expect_correct(random_squares({1, 15, 16, 17, 31, 97}, 5));
     expect_correct({random_problem(13, 29, 7, 6)});
-  }
+}
 
 #ifndef CUDAEMU  // about 2 GFLOP: seconds on a GPU, minutes on the emulator
-  TEST_CASE("large: 1000x800 * 800x1200") { expect_correct({random_problem(1000, 1200, 800, 7)}); }
+TEST_CASE("large: 1000x800 * 800x1200") { expect_correct({random_problem(1000, 1200, 800, 7)}); }
 #endif
 }
 
 #ifdef CUDAEMU
 TEST_SUITE("traffic") {
-  TEST_CASE("reads at most M*K*ceil(N/128) + K*N*ceil(M/128) floats (55x48 * 48x43 and 130x36 * 36x260)") {
+TEST_CASE("reads at most M*K*ceil(N/128) + K*N*ceil(M/128) floats (55x48 * 48x43 and 130x36 * 36x260)") {
     for (const Problem& p : {random_problem(55, 43, 48, 8), random_problem(130, 260, 36, 14)}) {
-      expect(check_reads_at_most(p, run_student(p), block_tile_floats(p, BM, BN) * sizeof(float),
-                                 "a kernel with 128×128 block tiles"));
+        expect(check_reads_at_most(p, run_student(p), block_tile_floats(p, BM, BN) * sizeof(float),
+                                   "a kernel with 128×128 block tiles"));
     }
-  }
+}
 
-  TEST_CASE("every element of C written exactly once, by kernel code") {
+TEST_CASE("every element of C written exactly once, by kernel code") {
     Problem p = random_problem(55, 43, 48, 9);
     expect(check_written_once(p, run_student(p)));
     Problem q = random_problem(130, 260, 36, 19);
     expect(check_written_once(q, run_student(q)));
-  }
+}
 }
 
 TEST_SUITE("memory safety") {
-  TEST_CASE("no race, divergent barrier, uninitialised shared read or out-of-bounds access") {
-    expect_clean({random_problem(1, 1, 1, 10),
-                  random_problem(17, 33, 5, 11),
-                  random_problem(55, 43, 48, 12),
-                  random_problem(130, 260, 36, 15),
-                  random_problem(70, 132, 30, 20)});
-  }
+TEST_CASE("no race, divergent barrier, uninitialised shared read or out-of-bounds access") {
+    expect_clean({random_problem(1, 1, 1, 10), random_problem(17, 33, 5, 11), random_problem(55, 43, 48, 12),
+                  random_problem(130, 260, 36, 15), random_problem(70, 132, 30, 20)});
+}
 }
 #endif

@@ -23,8 +23,8 @@ constexpr int WSUBN = WN / WNITER;                   // columns of one warp sub-
 constexpr int THREADS = 32 * (BM / WM) * (BN / WN);  // one warp per warp tile
 constexpr int THREAD_M = WMITER * TM;                // a thread's outputs: THREAD_M × THREAD_N
 constexpr int THREAD_N = WNITER * TN;
-constexpr int A_LOADS = BM * BK / 4 / THREADS;       // float4s of the A tile each thread loads per phase
-constexpr int B_LOADS = BK * BN / 4 / THREADS;       // float4s of the B tile
+constexpr int A_LOADS = BM * BK / 4 / THREADS;  // float4s of the A tile each thread loads per phase
+constexpr int B_LOADS = BK * BN / 4 / THREADS;  // float4s of the B tile
 
 static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles cover the block tile");
 static_assert(THREADS <= 1024, "a block holds at most 1024 threads");
@@ -106,8 +106,8 @@ __device__ __forceinline__ void store_tile(const TileRegisters& r, float (&As)[B
 // __launch_bounds__(THREADS, 2): two blocks per multiprocessor, so the compiler keeps to 65,536 / (2 · 256) = 128
 // registers per thread.
 template <bool VECTOR>
-__global__ void __launch_bounds__(THREADS, 2) matmul_warptiled_kernel(const float* A, const float* B, float* C,
-                                                                      int M, int N, int K) {
+__global__ void __launch_bounds__(THREADS, 2)
+    matmul_warptiled_kernel(const float* A, const float* B, float* C, int M, int N, int K) {
     alignas(16) __shared__ float As[2][BK][BM];  // (2, BK, BM): two stages of the A tile, transposed
     alignas(16) __shared__ float Bs[2][BK][BN];  // (2, BK, BN): two stages of the B tile
 
@@ -143,7 +143,7 @@ __global__ void __launch_bounds__(THREADS, 2) matmul_warptiled_kernel(const floa
         //                m, n (about 25 lines)
         // TODO(student): if there is a next tile, store next in the other stage (stage ^ 1); then wait for the
         //                whole block (about 2 lines)
-        (void)stage; (void)more;  // marks these as used so this skeleton builds without warnings; delete it
+        unused(stage, more);  // marks these as used so this skeleton builds without warnings; delete it
     }
 
     // TODO(student): store acc in C, as in lab 5: output (wm * TM + i, wn * TN + j) of this thread is
@@ -151,9 +151,7 @@ __global__ void __launch_bounds__(THREADS, 2) matmul_warptiled_kernel(const floa
     //                only elements inside C; float4 stores on the VECTOR path (about 25 lines)
 
     // Marks these names as used so this skeleton builds without warnings; delete it once your code uses them.
-    // (&As, &Bs, &acc...: for a variable that is set but never read, nvcc accepts only the address form.)
-    (void)A; (void)B; (void)C; (void)M; (void)N; (void)warp; (void)lane; (void)tile_row; (void)tile_col;
-    (void)&As; (void)&Bs; (void)&acc; (void)&a_reg; (void)&b_reg; (void)&next;
+    unused(A, B, C, M, N, warp, lane, tile_row, tile_col, As, Bs, acc, a_reg, b_reg, next);
 }
 
 // ----------------------------------------------------------------------------

@@ -20,13 +20,13 @@ static_assert(BK == BM / TM, "each thread loads exactly one element of the B til
 // ----------------------------------------------------------------------------
 // kernel
 
-__global__ void __launch_bounds__(THREADS) matmul_coarsened_kernel(const float* A, const float* B, float* C,
-                                                                   int M, int N, int K) {
+__global__ void __launch_bounds__(THREADS)
+    matmul_coarsened_kernel(const float* A, const float* B, float* C, int M, int N, int K) {
     __shared__ float As[BM][BK];  // (BM, BK): this block's rows of A, one slice of K
     __shared__ float Bs[BK][BN];  // (BK, BN): one slice of K, this block's columns of B
 
-    const int tx = threadIdx.x;  // the thread's column in the block tile, 0 .. BN-1
-    const int ty = threadIdx.y;  // the thread's group of TM rows, 0 .. BM/TM-1
+    const int tx = threadIdx.x;                       // the thread's column in the block tile, 0 .. BN-1
+    const int ty = threadIdx.y;                       // the thread's group of TM rows, 0 .. BM/TM-1
     const int first_row = blockIdx.y * BM + ty * TM;  // the thread computes rows first_row .. first_row+TM-1
     const int col = blockIdx.x * BN + tx;
 
@@ -40,7 +40,7 @@ __global__ void __launch_bounds__(THREADS) matmul_coarsened_kernel(const float* 
     for (int tile = 0; tile < num_tiles; ++tile) {
         const int a_row = blockIdx.y * BM + a_ty;  // the element of A this thread loads: A[a_row][a_col]
         const int a_col = tile * BK + a_tx;
-        const int b_row = tile * BK + ty;          // the element of B this thread loads: B[b_row][col]
+        const int b_row = tile * BK + ty;  // the element of B this thread loads: B[b_row][col]
 
         // every thread loads, even one whose outputs lie outside C: other threads need the value
         if (a_row < M && a_col < K) {
@@ -78,7 +78,7 @@ __global__ void __launch_bounds__(THREADS) matmul_coarsened_kernel(const float* 
 // launcher
 
 void matmul(const float* A, const float* B, float* C, int M, int N, int K) {
-    dim3 block(BN, BM / TM);                     // (64, 8): x along the columns of C, y along groups of rows
+    dim3 block(BN, BM / TM);                      // (64, 8): x along the columns of C, y along groups of rows
     dim3 grid(ceil_div(N, BN), ceil_div(M, BM));  // rounds up: edge blocks hang over C
     matmul_coarsened_kernel<<<grid, block>>>(A, B, C, M, N, K);
     CUDA_CHECK(cudaGetLastError());  // a bad launch configuration shows up here, not in the kernel

@@ -48,23 +48,23 @@ __device__ __forceinline__ float4 load_float4(const float* src, int row, int col
 }
 
 template <bool VECTOR>
-__global__ void __launch_bounds__(THREADS) matmul_register_tiled_kernel(const float* A, const float* B, float* C,
-                                                                        int M, int N, int K) {
-    alignas(16) __shared__ float As[BK][BM];   // (BK, BM): this block's rows of A, one slice of K, transposed
-    alignas(16) __shared__ float Bs[BK][BN];   // (BK, BN): one slice of K, this block's columns of B
+__global__ void __launch_bounds__(THREADS)
+    matmul_register_tiled_kernel(const float* A, const float* B, float* C, int M, int N, int K) {
+    alignas(16) __shared__ float As[BK][BM];  // (BK, BM): this block's rows of A, one slice of K, transposed
+    alignas(16) __shared__ float Bs[BK][BN];  // (BK, BN): one slice of K, this block's columns of B
 
-    const int tx = threadIdx.x;  // the thread's group of TN columns, 0 .. BN/TN-1
-    const int ty = threadIdx.y;  // the thread's group of TM rows, 0 .. BM/TM-1
+    const int tx = threadIdx.x;                       // the thread's group of TN columns, 0 .. BN/TN-1
+    const int ty = threadIdx.y;                       // the thread's group of TM rows, 0 .. BM/TM-1
     const int first_row = blockIdx.y * BM + ty * TM;  // the thread computes C[first_row .. +TM-1][first_col .. +TN-1]
     const int first_col = blockIdx.x * BN + tx * TN;
 
     // Which float4 of each tile this thread loads. Consecutive threads take consecutive float4s of a row,
     // so a warp's loads of B cover whole rows of the tile.
     const int tid = ty * (BN / TN) + tx;
-    const int a_ty = tid / (BK / 4);       // row of the A tile, 0 .. BM-1
-    const int a_tx = tid % (BK / 4) * 4;   // first of its four columns, a multiple of 4
-    const int b_ty = tid / (BN / 4);       // row of the B tile, 0 .. BK-1
-    const int b_tx = tid % (BN / 4) * 4;   // first of its four columns, a multiple of 4
+    const int a_ty = tid / (BK / 4);      // row of the A tile, 0 .. BM-1
+    const int a_tx = tid % (BK / 4) * 4;  // first of its four columns, a multiple of 4
+    const int b_ty = tid / (BN / 4);      // row of the B tile, 0 .. BK-1
+    const int b_tx = tid % (BN / 4) * 4;  // first of its four columns, a multiple of 4
 
     float acc[TM][TN] = {};  // the thread's TM×TN outputs, in registers
     float a_reg[TM];         // column k of the thread's rows of A
@@ -80,7 +80,7 @@ __global__ void __launch_bounds__(THREADS) matmul_register_tiled_kernel(const fl
         As[a_tx + 2][a_ty] = a.z;
         As[a_tx + 3][a_ty] = a.w;
         *reinterpret_cast<float4*>(&Bs[b_ty][b_tx]) = b;  // one 16-byte shared store
-        __syncthreads();  // both tiles are complete before any thread reads them
+        __syncthreads();                                  // both tiles are complete before any thread reads them
 
 #pragma unroll
         for (int k = 0; k < BK; ++k) {
@@ -88,7 +88,7 @@ __global__ void __launch_bounds__(THREADS) matmul_register_tiled_kernel(const fl
             for (int i = 0; i < TM; ++i) a_reg[i] = As[k][ty * TM + i];
 #pragma unroll
             for (int j = 0; j < TN; ++j) b_reg[j] = Bs[k][tx * TN + j];
-            // an outer product: TM + TN values from shared memory feed TM·TN multiply-adds
+                // an outer product: TM + TN values from shared memory feed TM·TN multiply-adds
 #pragma unroll
             for (int i = 0; i < TM; ++i) {
 #pragma unroll

@@ -51,19 +51,19 @@ namespace warptiled {
 
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int WMITER_, int WNITER_, int TM_, int TN_, int MIN_BLOCKS_>
 struct TileShape {
-    static constexpr int BM = BM_, BN = BN_, BK = BK_;          // block tile and K slice
-    static constexpr int WM = WM_, WN = WN_;                    // warp tile
-    static constexpr int WMITER = WMITER_, WNITER = WNITER_;    // sub-tile steps across the warp tile
-    static constexpr int TM = TM_, TN = TN_;                    // a thread's register tile per step
-    static constexpr int MIN_BLOCKS = MIN_BLOCKS_;              // __launch_bounds__: blocks per multiprocessor
+    static constexpr int BM = BM_, BN = BN_, BK = BK_;        // block tile and K slice
+    static constexpr int WM = WM_, WN = WN_;                  // warp tile
+    static constexpr int WMITER = WMITER_, WNITER = WNITER_;  // sub-tile steps across the warp tile
+    static constexpr int TM = TM_, TN = TN_;                  // a thread's register tile per step
+    static constexpr int MIN_BLOCKS = MIN_BLOCKS_;            // __launch_bounds__: blocks per multiprocessor
 
     static constexpr int WSUBM = WM / WMITER;                   // rows of one warp sub-tile
     static constexpr int WSUBN = WN / WNITER;                   // columns of one warp sub-tile
     static constexpr int THREADS = 32 * (BM / WM) * (BN / WN);  // one warp per warp tile
     static constexpr int THREAD_M = WMITER * TM;                // a thread's outputs: THREAD_M × THREAD_N
     static constexpr int THREAD_N = WNITER * TN;
-    static constexpr int A_LOADS = BM * BK / 4 / THREADS;       // float4s of the A tile each thread loads per phase
-    static constexpr int B_LOADS = BK * BN / 4 / THREADS;       // float4s of the B tile
+    static constexpr int A_LOADS = BM * BK / 4 / THREADS;  // float4s of the A tile each thread loads per phase
+    static constexpr int B_LOADS = BK * BN / 4 / THREADS;  // float4s of the B tile
 
     static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles cover the block tile");
     static_assert(THREADS <= 1024, "a block holds at most 1024 threads");
@@ -74,8 +74,7 @@ struct TileShape {
     static_assert(BK % 4 == 0, "A is loaded from global memory in float4s along K");
     static_assert((BM * BK / 4) % THREADS == 0 && (BK * BN / 4) % THREADS == 0,
                   "every thread loads the same whole number of float4s of each tile");
-    static_assert(2 * BK * (BM + BN) * sizeof(float) <= 48 * 1024,
-                  "two stages fit in 48 KiB of static shared memory");
+    static_assert(2 * BK * (BM + BN) * sizeof(float) <= 48 * 1024, "two stages fit in 48 KiB of static shared memory");
 };
 
 // The shapes the launcher chooses from. Both keep lab.h's 128 rows and at least its 128 columns, so both stay
@@ -89,8 +88,8 @@ using Square = TileShape<128, 128, 16, 64, 32, 2, 2, 4, 4, 2>;
 #ifndef LAB6_MIN_BLOCKS
 #define LAB6_MIN_BLOCKS 1
 #endif
-using Tuned = TileShape<LAB6_BM, LAB6_BN, LAB6_BK, LAB6_WM, LAB6_WN, LAB6_WMITER, LAB6_WNITER, LAB6_TM, LAB6_TN,
-                        LAB6_MIN_BLOCKS>;
+using Tuned =
+    TileShape<LAB6_BM, LAB6_BN, LAB6_BK, LAB6_WM, LAB6_WN, LAB6_WMITER, LAB6_WNITER, LAB6_TM, LAB6_TN, LAB6_MIN_BLOCKS>;
 #endif
 
 // src[row][col .. col+3] of a rows×cols row-major matrix, with 0 for the elements outside it.
@@ -135,8 +134,8 @@ __device__ __forceinline__ void load_tile(TileRegisters<T>& r, const float* A, c
 #pragma unroll
     for (int i = 0; i < T::B_LOADS; ++i) {
         const int f = tid + i * T::THREADS;
-        r.b[i] = load_float4<VECTOR_B>(B, tile * T::BK + f / (T::BN / 4), blockIdx.x * T::BN + f % (T::BN / 4) * 4,
-                                       K, N);
+        r.b[i] =
+            load_float4<VECTOR_B>(B, tile * T::BK + f / (T::BN / 4), blockIdx.x * T::BN + f % (T::BN / 4) * 4, K, N);
     }
 }
 
@@ -258,8 +257,9 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
                     float* dst = &C[row * N + col];
                     if (VECTOR_B) {
                         // N % 4 == 0 and col % 4 == 0: the float4 is aligned, all inside C or all outside
-                        if (col < N) *reinterpret_cast<float4*>(dst) = make_float4(acc[m][n], acc[m][n + 1],
-                                                                                   acc[m][n + 2], acc[m][n + 3]);
+                        if (col < N)
+                            *reinterpret_cast<float4*>(dst) =
+                                make_float4(acc[m][n], acc[m][n + 1], acc[m][n + 2], acc[m][n + 3]);
                     } else {
                         if (col < N) dst[0] = acc[m][n];
                         if (col + 1 < N) dst[1] = acc[m][n + 1];

@@ -222,9 +222,7 @@ cudaError_t read_unwritten_shared(const float* in, float* out) {
 // ----------------------------------------------------------------------------
 // any launch configuration
 
-__global__ void set_flag_kernel(int* flag) {
-    *flag = 1;
-}
+__global__ void set_flag_kernel(int* flag) { *flag = 1; }
 
 cudaError_t set_flag(dim3 grid, dim3 block, int* flag) {
     set_flag_kernel<<<grid, block>>>(flag);

@@ -22,8 +22,8 @@ cudaError_t copy_doubles(const double* in, double* out, int n);
 cudaError_t copy_vec3(const Vec3* in, Vec3* out, int n);  // whole-struct assignment out[i] = in[i]
 
 // ---- loads the source makes a known number of times
-cudaError_t copy_even_floats(const float* in, float* out, int n);  // only even i load in[i] and store out[i]
-cudaError_t add_to_itself(const float* in, float* out, int n);     // out[i] = in[i] + in[i]: two loads
+cudaError_t copy_even_floats(const float* in, float* out, int n);           // only even i load in[i] and store out[i]
+cudaError_t add_to_itself(const float* in, float* out, int n);              // out[i] = in[i] + in[i]: two loads
 cudaError_t sum_repeated(const float* in, float* out, int n, int repeats);  // `repeats` loads of in[i]
 
 // ---- matrix multiplication: C = A·B; A is M×K, B is K×N, C is M×N, all row-major

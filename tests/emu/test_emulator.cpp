@@ -483,8 +483,8 @@ TEST_CASE("a load only some threads make counts only for them: even threads only
         const uint64_t evens = ceil_div(n, 2);  // 0, 2, 4, ... < n
         CHECK(r.global_load_bytes == 4 * evens);
         CHECK(r.global_store_bytes == 4 * evens);
-        CHECK(first_mismatch(cudaemu::element_counts(in.ptr).reads, n,
-                             [](size_t i) { return i % 2 == 0 ? 1u : 0u; }) == "");
+        CHECK(first_mismatch(cudaemu::element_counts(in.ptr).reads, n, [](size_t i) { return i % 2 == 0 ? 1u : 0u; }) ==
+              "");
     }
 }
 
@@ -515,8 +515,8 @@ TEST_CASE("a loop that reads the same element k times counts k loads") {
         const cudaemu::LaunchReport& r = only_launch();
         CHECK(r.global_load_bytes == 4ull * n * repeats);
         CHECK(r.max_thread_load_bytes == 4ull * repeats);
-        CHECK(first_mismatch(cudaemu::element_counts(in.ptr).reads, n,
-                             [&](size_t) { return uint32_t(repeats); }) == "");
+        CHECK(first_mismatch(cudaemu::element_counts(in.ptr).reads, n, [&](size_t) { return uint32_t(repeats); }) ==
+              "");
         CHECK(first_mismatch(out.to_host(), n, [&](size_t) { return float(repeats); }) == "");
     }
 }
@@ -596,14 +596,14 @@ TEST_CASE("boundary-safe tiled matmul at 55×48·48×43: exact global and shared
 
     // each block column reads all of A's rows it covers, each block row all of B's columns it covers
     const uint64_t floats_read = uint64_t(M) * K * ceil_div(N, TILE_WIDTH) + uint64_t(K) * N * ceil_div(M, TILE_WIDTH);
-    CHECK(r.global_load_bytes == floats_read * sizeof(float));  // cross-check: 64,704 bytes at these sizes
+    CHECK(r.global_load_bytes == floats_read * sizeof(float));       // cross-check: 64,704 bytes at these sizes
     CHECK(r.global_store_bytes == uint64_t(M) * N * sizeof(float));  // cross-check: 9,460 bytes
     const uint64_t phases = ceil_div(K, TILE_WIDTH);
     CHECK(r.max_thread_load_bytes == 2 * phases * sizeof(float));
 
     // per phase, every thread of every block stores one element of each tile and reads a row and a column
-    const uint64_t thread_phases = uint64_t(ceil_div(M, TILE_WIDTH)) * ceil_div(N, TILE_WIDTH) * TILE_WIDTH *
-                                   TILE_WIDTH * phases;
+    const uint64_t thread_phases =
+        uint64_t(ceil_div(M, TILE_WIDTH)) * ceil_div(N, TILE_WIDTH) * TILE_WIDTH * TILE_WIDTH * phases;
     CHECK(r.shared_store_bytes == thread_phases * 2 * sizeof(float));
     CHECK(r.shared_load_bytes == thread_phases * 2 * TILE_WIDTH * sizeof(float));
 
@@ -701,8 +701,8 @@ TEST_CASE("a missing barrier in the tiled matmul is a race between the tile stor
         CHECK(contains(d.message, "and before " + read + " orders them"));
         CHECK(!contains(d.message, "end of the loop body"));
     } else {  // after the multiply, before the loop comes back to the loads
-        CHECK(contains(d.message, "A __syncthreads() after " + read + " and before :" +
-                                      std::to_string(kernels_line("tile_store_A")) +
+        CHECK(contains(d.message, "A __syncthreads() after " + read +
+                                      " and before :" + std::to_string(kernels_line("tile_store_A")) +
                                       " orders them: at the end of the loop body"));
     }
 }
@@ -813,14 +813,14 @@ struct LaunchCase {
     bool runs;
 };
 const LaunchCase kLaunchCases[] = {
-    {dim3(1), dim3(1025, 1, 1), cudaErrorInvalidValue, false},    // block.x > 1024
-    {dim3(1), dim3(64, 32, 1), cudaErrorInvalidValue, false},     // 2048 threads in a block
-    {dim3(1), dim3(1, 1, 65), cudaErrorInvalidValue, false},      // block.z > 64
-    {dim3(1), dim3(0, 1, 1), cudaErrorInvalidValue, false},       // empty block
-    {dim3(1, 0, 1), dim3(32), cudaErrorInvalidValue, false},      // empty grid
-    {dim3(1, 65536, 1), dim3(1), cudaErrorInvalidValue, false},   // grid.y > 65535
-    {dim3(1, 1, 65536), dim3(1), cudaErrorInvalidValue, false},   // grid.z > 65535
-    {dim3(4, 1, 1), dim3(32, 1, 1), cudaSuccess, true},                   // valid
+    {dim3(1), dim3(1025, 1, 1), cudaErrorInvalidValue, false},   // block.x > 1024
+    {dim3(1), dim3(64, 32, 1), cudaErrorInvalidValue, false},    // 2048 threads in a block
+    {dim3(1), dim3(1, 1, 65), cudaErrorInvalidValue, false},     // block.z > 64
+    {dim3(1), dim3(0, 1, 1), cudaErrorInvalidValue, false},      // empty block
+    {dim3(1, 0, 1), dim3(32), cudaErrorInvalidValue, false},     // empty grid
+    {dim3(1, 65536, 1), dim3(1), cudaErrorInvalidValue, false},  // grid.y > 65535
+    {dim3(1, 1, 65536), dim3(1), cudaErrorInvalidValue, false},  // grid.z > 65535
+    {dim3(4, 1, 1), dim3(32, 1, 1), cudaSuccess, true},          // valid
 };
 
 std::string launch_case_key(const LaunchCase& c) {  // as programs/launch_config.cu prints it
@@ -1048,11 +1048,13 @@ TEST_CASE("warp diagnostics name the lanes and the lines, identically with 1 and
         {"error_warp_stuck_collective",
          {"lanes 0-15 of warp 0 of block (0,0,0) wait at __syncwarp(mask 0xffffffff) at "
           "tests/emu/programs/error_warp_stuck_collective.cu:17",
-          "lanes 16-31 named in the mask wait at __syncthreads() at tests/emu/programs/error_warp_stuck_collective.cu:19"}},
+          "lanes 16-31 named in the mask wait at __syncthreads() at "
+          "tests/emu/programs/error_warp_stuck_collective.cu:19"}},
         {"error_warp_exited_lane",
          {"error_warp_exited_lane.cu:17, but lanes 16-31 named in the mask have already exited",
           "reads lane 16, which has already exited"}},
-        {"error_warp_shfl_outside_mask", {"calls __shfl_sync(mask 0x0000ffff) at", "reads lane 16, which is not named in the mask"}},
+        {"error_warp_shfl_outside_mask",
+         {"calls __shfl_sync(mask 0x0000ffff) at", "reads lane 16, which is not named in the mask"}},
         {"error_warp_race_no_syncwarp",
          {"(lanes 0 and 1 of warp 0: a warp does not run in lockstep", "error_warp_race_no_syncwarp.cu:24"}},
         {"error_cg_shfl_outside_group",
@@ -1090,8 +1092,8 @@ TEST_CASE("warp diagnostics name the lanes and the lines, identically with 1 and
 
 TEST_CASE("warp programs give the same results with 1 and 2 worker threads, and no diagnostics") {
     // (not grid_sync: its largest cooperative grid follows the multiprocessors, one per worker thread)
-    for (const char* name : {"warp_shuffle", "warp_vote", "cooperative_groups", "cooperative_groups_generic",
-                             "coalesced_groups"}) {
+    for (const char* name :
+         {"warp_shuffle", "warp_vote", "cooperative_groups", "cooperative_groups_generic", "coalesced_groups"}) {
         CAPTURE(name);
         const Run one = run({program(name)}, Settings{/*threads*/ "1"});
         const Run two = run({program(name)}, Settings{/*threads*/ "2"});
@@ -1323,7 +1325,8 @@ TEST_CASE("programs/streams.cu: streams run in issue order and give a correct pr
     // the launch on a stream counts like any other; the managed allocation is named after its variable
     REQUIRE(r.stats.size() == 5);
     CHECK(json_number(r.stats[0], "global_load_bytes") == 4096 * 4);
-    CHECK(contains(r.stats[4], "{\"name\": \"managed\", \"bytes\": 4000, \"load_bytes\": 4000, \"store_bytes\": 4000}"));
+    CHECK(
+        contains(r.stats[4], "{\"name\": \"managed\", \"bytes\": 4000, \"load_bytes\": 4000, \"store_bytes\": 4000}"));
 }
 
 TEST_CASE("a launch on a destroyed stream is refused with cudaErrorInvalidResourceHandle") {
@@ -1419,9 +1422,9 @@ TEST_CASE("a __device__ variable is bounds-checked like a cudaMalloc allocation"
     const Run r = run({(scratch_dir() / "device_variable_oob").string()});
     INFO("stderr:\n", r.err);
     CHECK(r.out == "sync: cudaErrorIllegalAddress\n");
-    CHECK(contains(r.err, "device_variable_oob.cu:" +
-                              std::to_string(marked_line(source, "store", "device_variable_oob.cu")) +
-                              ": cudaemu: out-of-bounds"));
+    CHECK(contains(r.err,
+                   "device_variable_oob.cu:" + std::to_string(marked_line(source, "store", "device_variable_oob.cu")) +
+                       ": cudaemu: out-of-bounds"));
     CHECK(contains(r.err, "element 8 of 'slots' (8 elements of 4 bytes"));
 }
 
@@ -1460,9 +1463,10 @@ TEST_CASE("emucc treats a program's own headers like its .cu: an unsupported con
                              "    asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(id));\n"
                              "    return id;\n"
                              "}\n";
-    const Run r = emucc_build("header_refusal", "#include \"inline_ptx.cuh\"\n"
-                                                "__global__ void k(unsigned* out) { out[threadIdx.x] = lane(); }\n"
-                                                "int main() { return 0; }\n");
+    const Run r = emucc_build("header_refusal",
+                              "#include \"inline_ptx.cuh\"\n"
+                              "__global__ void k(unsigned* out) { out[threadIdx.x] = lane(); }\n"
+                              "int main() { return 0; }\n");
     INFO("stderr:\n", r.err);
     CHECK(r.exit_code != 0);
     CHECK(contains(r.err, "inline_ptx.cuh:4: error: inline PTX (asm) is not supported"));
@@ -1485,11 +1489,13 @@ TEST_CASE("atomics count a load and a store of their width each, and are never a
                                   "int main() {\n"
                                   "    unsigned long long* g; int* out;\n"
                                   "    cudaMalloc(&g, 8); cudaMalloc(&out, 4); cudaMemset(g, 0, 8);\n"
-                                  "    k<<<1, " + std::to_string(threads) + ">>>(g, out);\n"
-                                  "    unsigned long long v = 0; cudaMemcpy(&v, g, 8, cudaMemcpyDeviceToHost);\n"
-                                  "    std::printf(\"g: %llu\\n\", v);\n"
-                                  "    return 0;\n"
-                                  "}\n");
+                                  "    k<<<1, " +
+                                      std::to_string(threads) +
+                                      ">>>(g, out);\n"
+                                      "    unsigned long long v = 0; cudaMemcpy(&v, g, 8, cudaMemcpyDeviceToHost);\n"
+                                      "    std::printf(\"g: %llu\\n\", v);\n"
+                                      "    return 0;\n"
+                                      "}\n");
     INFO("emucc stderr:\n", build.err);
     REQUIRE(build.exit_code == 0);
     const Run r = run({(scratch_dir() / "atomic_counts").string()});
@@ -1499,10 +1505,10 @@ TEST_CASE("atomics count a load and a store of their width each, and are never a
     REQUIRE(r.stats.size() == 1);
     const std::string& line = r.stats[0];
     CAPTURE(line);
-    CHECK(json_number(line, "global_load_bytes") == threads * 8);                 // atomicCAS on 8 bytes
-    CHECK(json_number(line, "global_store_bytes") == threads * 8 + 4);            // ... and out[0]
-    CHECK(json_number(line, "shared_load_bytes") == threads * 2 * 4 + 4);         // two 4-byte atomics, s read
-    CHECK(json_number(line, "shared_store_bytes") == 4 + threads * 2 * 4);        // s = 0, two atomics
+    CHECK(json_number(line, "global_load_bytes") == threads * 8);           // atomicCAS on 8 bytes
+    CHECK(json_number(line, "global_store_bytes") == threads * 8 + 4);      // ... and out[0]
+    CHECK(json_number(line, "shared_load_bytes") == threads * 2 * 4 + 4);   // two 4-byte atomics, s read
+    CHECK(json_number(line, "shared_store_bytes") == 4 + threads * 2 * 4);  // s = 0, two atomics
     CHECK(contains(line, "\"errors\": []"));
 }
 
@@ -1518,7 +1524,8 @@ TEST_CASE("what the emulator still lacks is refused at compile time by name") {
         const std::string name = c.name;
         CAPTURE(name);
         const Run r = emucc_build(c.name, std::string("__global__ void k() {}\nint main() { void* kernel_address = "
-                                                      "(void*)k; (void)kernel_address; ") + c.call + "; }\n");
+                                                      "(void*)k; (void)kernel_address; ") +
+                                              c.call + "; }\n");
         INFO("stderr:\n", r.err);
         CHECK(r.exit_code != 0);
         CHECK(contains(r.err, std::string(c.call).substr(0, std::string(c.call).find('(')) +
@@ -1562,7 +1569,8 @@ TEST_CASE("programs/mapped_host_memory.cu: kernels use mapped and registered hos
     CHECK(contains(r.stats[2], "{\"name\": \"odd\", \"bytes\": 4, \"load_bytes\": 10000, \"store_bytes\": 10000}"));
 }
 
-TEST_CASE("programs/error_registered_host_oob.cu: the report names the registered variable and where it was registered") {
+TEST_CASE(
+    "programs/error_registered_host_oob.cu: the report names the registered variable and where it was registered") {
     const Run r = run({program("error_registered_host_oob")});
     INFO("stderr:\n", r.err);
     CHECK(contains(r.err, "element 1000 of 'x' (1000 elements of 4 bytes, registered at "));
@@ -1590,7 +1598,7 @@ TEST_CASE("host memory calls check their arguments as a GPU does") {
     CHECK(cudaHostGetDevicePointer(&device_ptr, plain.data() + 100, 0) == cudaSuccess);  // inside the range
     CHECK(device_ptr == plain.data() + 100);
     CHECK(cudaHostGetDevicePointer(&device_ptr, plain.data(), 1) == cudaErrorInvalidValue);  // flags must be 0
-    CHECK(cudaHostUnregister(plain.data() + 1) == cudaErrorHostMemoryNotRegistered);  // not its start
+    CHECK(cudaHostUnregister(plain.data() + 1) == cudaErrorHostMemoryNotRegistered);         // not its start
     CHECK(cudaHostUnregister(plain.data()) == cudaSuccess);
 
     // page-locked memory is host memory to cudaMemcpy, cudaFree and cudaFreeHost
@@ -1631,7 +1639,7 @@ TEST_CASE("a kernel reads registered host memory like global memory, and an acce
     CHECK(copy_floats(in - 1, d_out, n) == cudaSuccess);
     CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
     CHECK(cudaHostUnregister(in) == cudaErrorIllegalAddress);  // sticky, until the reset
-    CHECK(cudaDeviceReset() == cudaSuccess);  // which also ends the registration
+    CHECK(cudaDeviceReset() == cudaSuccess);                   // which also ends the registration
     CHECK(cudaHostUnregister(in) == cudaErrorHostMemoryNotRegistered);
     CHECK(cudaGetLastError() == cudaErrorHostMemoryNotRegistered);
 }
@@ -1646,23 +1654,24 @@ TEST_CASE("programs/device_clock.cu: a kernel's clock() counts at clockRate, in 
 }
 
 TEST_CASE("emucc takes `extern T __shared__ name[]` (the type before __shared__) as dynamic shared memory") {
-    const Run build = emucc_build("extern_type_first",
-                                  "#include <cstdio>\n"
-                                  "__global__ void k(int* out) {\n"
-                                  "    extern float __shared__ buffer[];\n"
-                                  "    buffer[threadIdx.x] = threadIdx.x;\n"
-                                  "    __syncthreads();\n"
-                                  "    out[threadIdx.x] = buffer[blockDim.x - 1 - threadIdx.x];\n"
-                                  "}\n"
-                                  "int main() {\n"
-                                  "    int* d = nullptr;\n"
-                                  "    cudaMalloc(&d, 64 * sizeof(int));\n"
-                                  "    k<<<1, 64, 64 * sizeof(float)>>>(d);\n"
-                                  "    int h[64];\n"
-                                  "    cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);\n"
-                                  "    std::printf(\"%d %d %s\\n\", h[0], h[63], cudaGetErrorName(cudaGetLastError()));\n"
-                                  "    return 0;\n"
-                                  "}\n");
+    const Run build =
+        emucc_build("extern_type_first",
+                    "#include <cstdio>\n"
+                    "__global__ void k(int* out) {\n"
+                    "    extern float __shared__ buffer[];\n"
+                    "    buffer[threadIdx.x] = threadIdx.x;\n"
+                    "    __syncthreads();\n"
+                    "    out[threadIdx.x] = buffer[blockDim.x - 1 - threadIdx.x];\n"
+                    "}\n"
+                    "int main() {\n"
+                    "    int* d = nullptr;\n"
+                    "    cudaMalloc(&d, 64 * sizeof(int));\n"
+                    "    k<<<1, 64, 64 * sizeof(float)>>>(d);\n"
+                    "    int h[64];\n"
+                    "    cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);\n"
+                    "    std::printf(\"%d %d %s\\n\", h[0], h[63], cudaGetErrorName(cudaGetLastError()));\n"
+                    "    return 0;\n"
+                    "}\n");
     INFO("emucc stderr:\n", build.err);
     REQUIRE(build.exit_code == 0);
     const Run r = run({(scratch_dir() / "extern_type_first").string()});
@@ -1742,7 +1751,8 @@ TEST_CASE("configuration calls check their arguments as a GPU does") {
     CHECK(cudaLaunchHostFunc(stream, nullptr, &calls) == cudaErrorInvalidValue);
     CHECK(cudaLaunchHostFunc(stream, count_call, &calls) == cudaSuccess);
     CHECK(calls == 1);  // run at the call: the stream's earlier work is done
-    CHECK(cudaStreamAddCallback(stream, [](cudaStream_t, cudaError_t, void*) {}, nullptr, 1) == cudaErrorInvalidValue);
+    CHECK(cudaStreamAddCallback(
+              stream, [](cudaStream_t, cudaError_t, void*) {}, nullptr, 1) == cudaErrorInvalidValue);
     REQUIRE(cudaStreamDestroy(stream) == cudaSuccess);
     CHECK(cudaLaunchHostFunc(stream, count_call, &calls) == cudaErrorInvalidResourceHandle);
     CHECK(calls == 1);
@@ -1781,13 +1791,14 @@ TEST_CASE("a barrier wait that never completes names the wait, what it still exp
 }
 
 TEST_CASE("cuda::barrier: a use before init() in the block, and a completed phase as an ordering for the races") {
-    const Run uninit = emucc_build("barrier_no_init",
-                                   "#include <cuda/barrier>\n"
-                                   "__global__ void k() {\n"
-                                   "    __shared__ cuda::barrier<cuda::thread_scope_block> bar;\n"
-                                   "    bar.arrive_and_wait();\n"
-                                   "}\n"
-                                   "int main() { k<<<1, 32>>>(); return cudaDeviceSynchronize() != cudaErrorLaunchFailure; }\n");
+    const Run uninit =
+        emucc_build("barrier_no_init",
+                    "#include <cuda/barrier>\n"
+                    "__global__ void k() {\n"
+                    "    __shared__ cuda::barrier<cuda::thread_scope_block> bar;\n"
+                    "    bar.arrive_and_wait();\n"
+                    "}\n"
+                    "int main() { k<<<1, 32>>>(); return cudaDeviceSynchronize() != cudaErrorLaunchFailure; }\n");
     REQUIRE(uninit.exit_code == 0);
     const Run ru = run({(scratch_dir() / "barrier_no_init").string()});
     INFO("stderr:\n", ru.err);
@@ -1810,8 +1821,9 @@ TEST_CASE("cuda::barrier: a use before init() in the block, and a completed phas
     for (const bool with_wait : {true, false}) {
         CAPTURE(with_wait);
         const std::string name = with_wait ? "barrier_orders" : "barrier_missing";
-        REQUIRE(emucc_build(name, kernel_head + (with_wait ? "    bar.arrive_and_wait();\n" : "    (void)bar;\n") +
-                                      kernel_tail).exit_code == 0);
+        REQUIRE(emucc_build(
+                    name, kernel_head + (with_wait ? "    bar.arrive_and_wait();\n" : "    (void)bar;\n") + kernel_tail)
+                    .exit_code == 0);
         const Run r = run({(scratch_dir() / name).string()});
         INFO("stderr:\n", r.err);
         CHECK(r.exit_code == 0);
@@ -1878,6 +1890,6 @@ TEST_CASE("emucc's rewrites (variable lists, alignas after __shared__, launches 
     CHECK(r.exit_code == 0);
     CHECK(contains(r.err, "rewrites_keep_lines.cu:8: cudaemu: out-of-bounds"));
     REQUIRE(r.stats.size() == 2);
-    CHECK(contains(r.stats[0], "\"errors\": []"));      // n = 3: the last thread writes element 6 of 7
+    CHECK(contains(r.stats[0], "\"errors\": []"));     // n = 3: the last thread writes element 6 of 7
     CHECK(contains(r.stats[1], "\"out-of-bounds\""));  // n = 4 by default: element 7
 }

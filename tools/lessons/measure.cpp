@@ -21,57 +21,58 @@ namespace {
 
 template <typename T>
 std::string json_list(const std::vector<T>& values) {
-  std::string out = "[";
-  for (size_t i = 0; i < values.size(); ++i) out += (i ? "," : "") + std::to_string(values[i]);
-  return out + "]";
+    std::string out = "[";
+    for (size_t i = 0; i < values.size(); ++i) out += (i ? "," : "") + std::to_string(values[i]);
+    return out + "]";
 }
 
 int positive(const char* text) {
-  char* end = nullptr;
-  const long n = std::strtol(text, &end, 10);
-  return (*end == '\0' && n >= 1 && n <= 1 << 20) ? int(n) : 0;
+    char* end = nullptr;
+    const long n = std::strtol(text, &end, 10);
+    return (*end == '\0' && n >= 1 && n <= 1 << 20) ? int(n) : 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool totals = argc == 5 && std::string(argv[4]) == "--totals";
-  const bool shape = argc == 4 || totals;
-  const int M = shape ? positive(argv[1]) : 0, N = shape ? positive(argv[2]) : 0, K = shape ? positive(argv[3]) : 0;
-  if (!M || !N || !K) return std::fprintf(stderr, "usage: %s M N K [--totals]   (each >= 1)\n", argv[0]), 2;
+    const bool totals = argc == 5 && std::string(argv[4]) == "--totals";
+    const bool shape = argc == 4 || totals;
+    const int M = shape ? positive(argv[1]) : 0, N = shape ? positive(argv[2]) : 0, K = shape ? positive(argv[3]) : 0;
+    if (!M || !N || !K) return std::fprintf(stderr, "usage: %s M N K [--totals]   (each >= 1)\n", argv[0]), 2;
 
-  const Problem p = random_problem(M, N, K, 1);
-  const Run run = run_matmul(p, matmul);
-  uint64_t shared_loads = 0, shared_stores = 0;
-  for (const cudaemu::LaunchReport& r : cudaemu::launches()) {
-    shared_loads += r.shared_load_bytes;
-    shared_stores += r.shared_store_bytes;
-  }
-  // the first launch is the product (a split-K kernel adds a second, the sum of the splits): its grid and block
-  // are the ones the tools compare, and its grid.z the number of splits of K
-  const dim3 grid = run.kernel_launches ? cudaemu::launches().front().grid : dim3(0, 0, 0);
-  const dim3 block = run.kernel_launches ? cudaemu::launches().front().block : dim3(0, 0, 0);
+    const Problem p = random_problem(M, N, K, 1);
+    const Run run = run_matmul(p, matmul);
+    uint64_t shared_loads = 0, shared_stores = 0;
+    for (const cudaemu::LaunchReport& r : cudaemu::launches()) {
+        shared_loads += r.shared_load_bytes;
+        shared_stores += r.shared_store_bytes;
+    }
+    // the first launch is the product (a split-K kernel adds a second, the sum of the splits): its grid and block
+    // are the ones the tools compare, and its grid.z the number of splits of K
+    const dim3 grid = run.kernel_launches ? cudaemu::launches().front().grid : dim3(0, 0, 0);
+    const dim3 block = run.kernel_launches ? cudaemu::launches().front().block : dim3(0, 0, 0);
 
-  // a kernel that failed leaves no element counts; what the tools can show then is why it failed
-  const cudaError_t error = run.launch_error != cudaSuccess ? run.launch_error : run.sync_error;
-  std::string why = error == cudaSuccess ? "" : cudaGetErrorName(error);
-  if (!run.diagnostics.empty()) why += ": " + run.diagnostics.front();
-  std::string quoted;
-  for (char c : why) quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+    // a kernel that failed leaves no element counts; what the tools can show then is why it failed
+    const cudaError_t error = run.launch_error != cudaSuccess ? run.launch_error : run.sync_error;
+    std::string why = error == cudaSuccess ? "" : cudaGetErrorName(error);
+    if (!run.diagnostics.empty()) why += ": " + run.diagnostics.front();
+    std::string quoted;
+    for (char c : why) quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
 
-  const char* correct = totals ? "null" : check_result(p, run).ok ? "true" : "false";
-  std::printf("{\"M\": %d, \"N\": %d, \"K\": %d, \"correct\": %s, \"launches\": %d, \"failure\": \"%s\",\n", M, N,
-              K, correct, run.kernel_launches, quoted.c_str());
-  std::printf(" \"grid\": [%u, %u], \"splits\": %u, \"block\": [%u, %u],\n", grid.x, grid.y, grid.z,
-              block.x, block.y);
-  std::printf(" \"read_bytes_AB\": %llu, \"read_bytes\": %llu, \"written_bytes\": %llu, \"shared_load_bytes\": %llu, "
-              "\"shared_store_bytes\": %llu%s\n",
-              (unsigned long long)run.bytes_read_AB, (unsigned long long)run.bytes_read,
-              (unsigned long long)run.bytes_written, (unsigned long long)shared_loads,
-              (unsigned long long)shared_stores, totals ? "}" : ",");
-  if (totals) return 0;
-  std::printf(" \"A_reads\": %s,\n \"B_reads\": %s,\n \"C_writes\": %s,\n \"C_writer\": %s}\n",
-              json_list(run.A_reads).c_str(), json_list(run.B_reads).c_str(), json_list(run.C_writes).c_str(),
-              json_list(run.C_writer).c_str());
-  return 0;
+    const char* correct = totals ? "null" : check_result(p, run).ok ? "true" : "false";
+    std::printf("{\"M\": %d, \"N\": %d, \"K\": %d, \"correct\": %s, \"launches\": %d, \"failure\": \"%s\",\n", M, N, K,
+                correct, run.kernel_launches, quoted.c_str());
+    std::printf(" \"grid\": [%u, %u], \"splits\": %u, \"block\": [%u, %u],\n", grid.x, grid.y, grid.z, block.x,
+                block.y);
+    std::printf(
+        " \"read_bytes_AB\": %llu, \"read_bytes\": %llu, \"written_bytes\": %llu, \"shared_load_bytes\": %llu, "
+        "\"shared_store_bytes\": %llu%s\n",
+        (unsigned long long)run.bytes_read_AB, (unsigned long long)run.bytes_read,
+        (unsigned long long)run.bytes_written, (unsigned long long)shared_loads, (unsigned long long)shared_stores,
+        totals ? "}" : ",");
+    if (totals) return 0;
+    std::printf(" \"A_reads\": %s,\n \"B_reads\": %s,\n \"C_writes\": %s,\n \"C_writer\": %s}\n",
+                json_list(run.A_reads).c_str(), json_list(run.B_reads).c_str(), json_list(run.C_writes).c_str(),
+                json_list(run.C_writer).c_str());
+    return 0;
 }

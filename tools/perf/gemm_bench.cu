@@ -24,13 +24,13 @@
 
 #include "lab.h"
 
-#define CUBLAS_CHECK(expr)                                                                        \
-    do {                                                                                          \
-        cublasStatus_t status_ = (expr);                                                          \
-        if (status_ != CUBLAS_STATUS_SUCCESS) {                                                   \
+#define CUBLAS_CHECK(expr)                                                                                   \
+    do {                                                                                                     \
+        cublasStatus_t status_ = (expr);                                                                     \
+        if (status_ != CUBLAS_STATUS_SUCCESS) {                                                              \
             fprintf(stderr, "%s:%d: cuBLAS error %s\n", __FILE__, __LINE__, cublasGetStatusString(status_)); \
-            exit(1);                                                                              \
-        }                                                                                         \
+            exit(1);                                                                                         \
+        }                                                                                                    \
     } while (0)
 
 struct Shape {
@@ -119,9 +119,10 @@ void print_info() {
     check(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev), "L2 size");
     check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev), "compute capability");
     check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev), "compute capability");
-    printf("{\"name\": \"%s\", \"compute_capability\": \"%d.%d\", \"sms\": %d, \"clock_khz\": %d, "
-           "\"memory_clock_khz\": %d, \"memory_bus_bits\": %d, \"l2_bytes\": %d}\n",
-           prop.name, major, minor, sms, clock_khz, mem_khz, bus_bits, l2);
+    printf(
+        "{\"name\": \"%s\", \"compute_capability\": \"%d.%d\", \"sms\": %d, \"clock_khz\": %d, "
+        "\"memory_clock_khz\": %d, \"memory_bus_bits\": %d, \"l2_bytes\": %d}\n",
+        prop.name, major, minor, sms, clock_khz, mem_khz, bus_bits, l2);
 }
 
 int main(int argc, char** argv) {
@@ -151,7 +152,8 @@ int main(int argc, char** argv) {
             fail((std::string("unknown argument '") + argv[i] + "'").c_str());
         }
     }
-    const bool kernel = !strcmp(impl, "kernel"), fp32 = !strcmp(impl, "cublas-fp32"), tf32 = !strcmp(impl, "cublas-tf32");
+    const bool kernel = !strcmp(impl, "kernel"), fp32 = !strcmp(impl, "cublas-fp32"),
+               tf32 = !strcmp(impl, "cublas-tf32");
     if (!kernel && !fp32 && !tf32) fail("--impl must be kernel, cublas-fp32 or cublas-tf32");
     if (reps < 1 || warmup < 0) fail("--reps must be >= 1 and --warmup >= 0");
 
@@ -193,7 +195,8 @@ int main(int argc, char** argv) {
     for (const Shape& s : parse_shapes(shapes_text)) {
         const size_t na = size_t(s.M) * s.K, nb = size_t(s.K) * s.N, nc = size_t(s.M) * s.N;
         float *A, *B, *C, *absA, *absB, *ref, *abs_ref;
-        for (auto [p, n] : {std::pair{&A, na}, {&B, nb}, {&C, nc}, {&absA, na}, {&absB, nb}, {&ref, nc}, {&abs_ref, nc}})
+        for (auto [p, n] :
+             {std::pair{&A, na}, {&B, nb}, {&C, nc}, {&absA, na}, {&absB, nb}, {&ref, nc}, {&abs_ref, nc}})
             check(cudaMalloc(p, n * sizeof(float)), "cudaMalloc (is the shape too large for the GPU?)");
         fill_uniform_kernel<<<kBlocks, kThreads>>>(A, na, 1);
         fill_uniform_kernel<<<kBlocks, kThreads>>>(B, nb, 2);
@@ -219,7 +222,8 @@ int main(int argc, char** argv) {
         check(cudaMemset(bad, 0, sizeof(*bad)), "cudaMemset");
         check(cudaMemset(worst, 0, sizeof(*worst)), "cudaMemset");
         const float input_rounding = tf32 ? 1.0f / 1024 : 0.0f;
-        verify_kernel<<<kBlocks, kThreads>>>(C, ref, abs_ref, nc, 2 * input_rounding + 2 * s.K * FLT_EPSILON, bad, worst);
+        verify_kernel<<<kBlocks, kThreads>>>(C, ref, abs_ref, nc, 2 * input_rounding + 2 * s.K * FLT_EPSILON, bad,
+                                             worst);
         unsigned long long bad_host = 0;
         unsigned int worst_bits = 0;
         check(cudaMemcpy(&bad_host, bad, sizeof(bad_host), cudaMemcpyDeviceToHost), "verify");

@@ -15,9 +15,9 @@ inline __nv_bfloat16 __double2bfloat16(double d) { return __nv_bfloat16(float(d)
 inline float __bfloat162float(__nv_bfloat16 b) { return float(b); }
 inline unsigned short __bfloat16_as_ushort(__nv_bfloat16 b) { return b.__x; }
 inline __nv_bfloat16 __ushort_as_bfloat16(unsigned short x) {
-  __nv_bfloat16 b;
-  b.__x = x;
-  return b;
+    __nv_bfloat16 b;
+    b.__x = x;
+    return b;
 }
 
 inline __nv_bfloat162 make_bfloat162(__nv_bfloat16 x, __nv_bfloat16 y) { return __nv_bfloat162(x, y); }
@@ -25,7 +25,7 @@ inline __nv_bfloat162 __halves2bfloat162(__nv_bfloat16 lo, __nv_bfloat16 hi) { r
 inline __nv_bfloat162 __bfloat162bfloat162(__nv_bfloat16 b) { return __nv_bfloat162(b, b); }
 inline __nv_bfloat162 __float2bfloat162_rn(float f) { return __nv_bfloat162(__nv_bfloat16(f), __nv_bfloat16(f)); }
 inline __nv_bfloat162 __floats2bfloat162_rn(float lo, float hi) {
-  return __nv_bfloat162(__nv_bfloat16(lo), __nv_bfloat16(hi));
+    return __nv_bfloat162(__nv_bfloat16(lo), __nv_bfloat16(hi));
 }
 inline float2 __bfloat1622float2(__nv_bfloat162 b) { return float2{float(b.x), float(b.y)}; }
 inline __nv_bfloat16 __low2bfloat16(__nv_bfloat162 b) { return b.x; }

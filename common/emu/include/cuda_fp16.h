@@ -9,7 +9,7 @@
 typedef __half half;
 typedef __half2 half2;
 struct __half_raw {
-  unsigned short x;
+    unsigned short x;
 };
 
 inline __half __float2half(float f) { return __half(f); }
@@ -21,9 +21,9 @@ inline int __half2int_rz(__half h) { return int(float(h)); }
 inline int __half2int_rn(__half h) { return int(nearbyintf(float(h))); }
 inline unsigned short __half_as_ushort(__half h) { return h.__x; }
 inline __half __ushort_as_half(unsigned short x) {
-  __half h;
-  h.__x = x;
-  return h;
+    __half h;
+    h.__x = x;
+    return h;
 }
 inline short __half_as_short(__half h) { return short(h.__x); }
 inline __half __short_as_half(short x) { return __ushort_as_half((unsigned short)x); }

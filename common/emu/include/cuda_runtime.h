@@ -32,7 +32,10 @@
 #define __shared__ static thread_local
 // tools/emucc rewrites each `__device__`/`__constant__` variable at namespace scope into a reference to device
 // memory (see "Device variables" below); one it could not rewrite (made by a macro) stops here.
-#define __constant__ _Pragma("GCC error \"__constant__ here is not supported by the CPU emulator: declare each __constant__ variable at namespace scope, written out (docs/emulator.md)\"")
+#define __constant__                                                                                                 \
+    _Pragma(                                                                                                         \
+        "GCC error \"__constant__ here is not supported by the CPU emulator: declare each __constant__ variable at " \
+        "namespace scope, written out (docs/emulator.md)\"")
 #define __align__(n) __attribute__((aligned(n)))
 #define __managed__ _Pragma("GCC error \"__managed__ memory is not supported by the CPU emulator (docs/emulator.md)\"")
 
@@ -40,25 +43,25 @@
 // Vector types and dim3
 // ---------------------------------------------------------------------------------------------------------------
 struct uint3 {
-  unsigned int x, y, z;
+    unsigned int x, y, z;
 };
 struct dim3 {
-  unsigned int x, y, z;
-  constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
-  constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
-  constexpr operator uint3() const { return uint3{x, y, z}; }
+    unsigned int x, y, z;
+    constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
+    constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+    constexpr operator uint3() const { return uint3{x, y, z}; }
 };
 struct alignas(8) float2 {
-  float x, y;
+    float x, y;
 };
 struct alignas(16) float4 {
-  float x, y, z, w;
+    float x, y, z, w;
 };
 struct alignas(8) int2 {
-  int x, y;
+    int x, y;
 };
 struct alignas(16) int4 {
-  int x, y, z, w;
+    int x, y, z, w;
 };
 inline float2 make_float2(float x, float y) { return float2{x, y}; }
 inline float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
@@ -70,116 +73,116 @@ inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) { return uint3{x, y,
 // Runtime API types (values as in the CUDA runtime, so error names and numbers agree with a GPU)
 // ---------------------------------------------------------------------------------------------------------------
 enum cudaError_t {
-  cudaSuccess = 0,
-  cudaErrorInvalidValue = 1,
-  cudaErrorMemoryAllocation = 2,
-  cudaErrorInitializationError = 3,
-  cudaErrorInvalidConfiguration = 9,
-  cudaErrorInvalidPitchValue = 12,
-  cudaErrorInvalidSymbol = 13,
-  cudaErrorInvalidDevicePointer = 17,
-  cudaErrorInvalidMemcpyDirection = 21,
-  cudaErrorInvalidDeviceFunction = 98,
-  cudaErrorNoDevice = 100,
-  cudaErrorInvalidDevice = 101,
-  cudaErrorInvalidResourceHandle = 400,
-  cudaErrorNotReady = 600,
-  cudaErrorIllegalAddress = 700,
-  cudaErrorLaunchOutOfResources = 701,
-  cudaErrorLaunchTimeout = 702,
-  cudaErrorIllegalInstruction = 715,
-  cudaErrorMisalignedAddress = 716,
-  cudaErrorHostMemoryAlreadyRegistered = 712,
-  cudaErrorHostMemoryNotRegistered = 713,
-  cudaErrorLaunchFailure = 719,
-  cudaErrorCooperativeLaunchTooLarge = 720,
-  cudaErrorUnknown = 999,
+    cudaSuccess = 0,
+    cudaErrorInvalidValue = 1,
+    cudaErrorMemoryAllocation = 2,
+    cudaErrorInitializationError = 3,
+    cudaErrorInvalidConfiguration = 9,
+    cudaErrorInvalidPitchValue = 12,
+    cudaErrorInvalidSymbol = 13,
+    cudaErrorInvalidDevicePointer = 17,
+    cudaErrorInvalidMemcpyDirection = 21,
+    cudaErrorInvalidDeviceFunction = 98,
+    cudaErrorNoDevice = 100,
+    cudaErrorInvalidDevice = 101,
+    cudaErrorInvalidResourceHandle = 400,
+    cudaErrorNotReady = 600,
+    cudaErrorIllegalAddress = 700,
+    cudaErrorLaunchOutOfResources = 701,
+    cudaErrorLaunchTimeout = 702,
+    cudaErrorIllegalInstruction = 715,
+    cudaErrorMisalignedAddress = 716,
+    cudaErrorHostMemoryAlreadyRegistered = 712,
+    cudaErrorHostMemoryNotRegistered = 713,
+    cudaErrorLaunchFailure = 719,
+    cudaErrorCooperativeLaunchTooLarge = 720,
+    cudaErrorUnknown = 999,
 };
 typedef cudaError_t cudaError;
 
 enum cudaMemcpyKind {
-  cudaMemcpyHostToHost = 0,
-  cudaMemcpyHostToDevice = 1,
-  cudaMemcpyDeviceToHost = 2,
-  cudaMemcpyDeviceToDevice = 3,
-  cudaMemcpyDefault = 4,
+    cudaMemcpyHostToHost = 0,
+    cudaMemcpyHostToDevice = 1,
+    cudaMemcpyDeviceToHost = 2,
+    cudaMemcpyDeviceToDevice = 3,
+    cudaMemcpyDefault = 4,
 };
 
 typedef struct CUstream_st* cudaStream_t;
 typedef struct CUevent_st* cudaEvent_t;
 
 struct cudaDeviceProp {
-  char name[256];
-  size_t totalGlobalMem;
-  size_t sharedMemPerBlock;
-  int regsPerBlock;
-  int warpSize;
-  int maxThreadsPerBlock;
-  int maxThreadsDim[3];
-  int maxGridSize[3];
-  int clockRate;
-  size_t totalConstMem;
-  int major;
-  int minor;
-  int multiProcessorCount;
-  int maxThreadsPerMultiProcessor;
-  size_t sharedMemPerMultiprocessor;
-  int regsPerMultiprocessor;
-  int memoryClockRate;
-  int memoryBusWidth;
-  int l2CacheSize;
-  // The other fields CUDA 12 and 13 document (values: common/emu/properties.cpp)
-  size_t memPitch;
-  size_t textureAlignment;
-  size_t texturePitchAlignment;
-  int deviceOverlap;
-  int kernelExecTimeoutEnabled;
-  int integrated;
-  int canMapHostMemory;
-  int computeMode;
-  size_t surfaceAlignment;
-  int concurrentKernels;
-  int ECCEnabled;
-  int pciBusID;
-  int pciDeviceID;
-  int pciDomainID;
-  int tccDriver;
-  int asyncEngineCount;
-  int unifiedAddressing;
-  int persistingL2CacheMaxSize;
-  int streamPrioritiesSupported;
-  int globalL1CacheSupported;
-  int localL1CacheSupported;
-  int managedMemory;
-  int isMultiGpuBoard;
-  int multiGpuBoardGroupID;
-  int hostNativeAtomicSupported;
-  int singleToDoublePrecisionPerfRatio;
-  int pageableMemoryAccess;
-  int concurrentManagedAccess;
-  int computePreemptionSupported;
-  int canUseHostPointerForRegisteredMem;
-  int cooperativeLaunch;
-  int cooperativeMultiDeviceLaunch;
-  size_t sharedMemPerBlockOptin;
-  int pageableMemoryAccessUsesHostPageTables;
-  int directManagedMemAccessFromHost;
-  int maxBlocksPerMultiProcessor;
-  int accessPolicyMaxWindowSize;
-  size_t reservedSharedMemPerBlock;
-  int hostRegisterSupported;
-  int sparseCudaArraySupported;
-  int hostRegisterReadOnlySupported;
-  int timelineSemaphoreInteropSupported;
-  int memoryPoolsSupported;
-  int gpuDirectRDMASupported;
-  unsigned int gpuDirectRDMAFlushWritesOptions;
-  int gpuDirectRDMAWritesOrdering;
-  unsigned int memoryPoolSupportedHandleTypes;
-  int deferredMappingCudaArraySupported;
-  int ipcEventSupported;
-  int clusterLaunch;
-  int unifiedFunctionPointers;
+    char name[256];
+    size_t totalGlobalMem;
+    size_t sharedMemPerBlock;
+    int regsPerBlock;
+    int warpSize;
+    int maxThreadsPerBlock;
+    int maxThreadsDim[3];
+    int maxGridSize[3];
+    int clockRate;
+    size_t totalConstMem;
+    int major;
+    int minor;
+    int multiProcessorCount;
+    int maxThreadsPerMultiProcessor;
+    size_t sharedMemPerMultiprocessor;
+    int regsPerMultiprocessor;
+    int memoryClockRate;
+    int memoryBusWidth;
+    int l2CacheSize;
+    // The other fields CUDA 12 and 13 document (values: common/emu/properties.cpp)
+    size_t memPitch;
+    size_t textureAlignment;
+    size_t texturePitchAlignment;
+    int deviceOverlap;
+    int kernelExecTimeoutEnabled;
+    int integrated;
+    int canMapHostMemory;
+    int computeMode;
+    size_t surfaceAlignment;
+    int concurrentKernels;
+    int ECCEnabled;
+    int pciBusID;
+    int pciDeviceID;
+    int pciDomainID;
+    int tccDriver;
+    int asyncEngineCount;
+    int unifiedAddressing;
+    int persistingL2CacheMaxSize;
+    int streamPrioritiesSupported;
+    int globalL1CacheSupported;
+    int localL1CacheSupported;
+    int managedMemory;
+    int isMultiGpuBoard;
+    int multiGpuBoardGroupID;
+    int hostNativeAtomicSupported;
+    int singleToDoublePrecisionPerfRatio;
+    int pageableMemoryAccess;
+    int concurrentManagedAccess;
+    int computePreemptionSupported;
+    int canUseHostPointerForRegisteredMem;
+    int cooperativeLaunch;
+    int cooperativeMultiDeviceLaunch;
+    size_t sharedMemPerBlockOptin;
+    int pageableMemoryAccessUsesHostPageTables;
+    int directManagedMemAccessFromHost;
+    int maxBlocksPerMultiProcessor;
+    int accessPolicyMaxWindowSize;
+    size_t reservedSharedMemPerBlock;
+    int hostRegisterSupported;
+    int sparseCudaArraySupported;
+    int hostRegisterReadOnlySupported;
+    int timelineSemaphoreInteropSupported;
+    int memoryPoolsSupported;
+    int gpuDirectRDMASupported;
+    unsigned int gpuDirectRDMAFlushWritesOptions;
+    int gpuDirectRDMAWritesOrdering;
+    unsigned int memoryPoolSupportedHandleTypes;
+    int deferredMappingCudaArraySupported;
+    int ipcEventSupported;
+    int clusterLaunch;
+    int unifiedFunctionPointers;
 };
 
 extern "C" {
@@ -217,7 +220,7 @@ float atomicAdd(float* address, float value);
 // "allocation 'd_A' (made at host.cu:40)". It is a macro so that the name can be captured.
 template <class T>
 inline cudaError_t cudaemu_malloc(T** ptr, size_t bytes, const char* name, const char* file, int line) {
-  return cudaMallocEmulated(reinterpret_cast<void**>(ptr), bytes, name, file, line);
+    return cudaMallocEmulated(reinterpret_cast<void**>(ptr), bytes, name, file, line);
 }
 #define cudaMalloc(ptr, bytes) cudaemu_malloc((ptr), (bytes), #ptr, __FILE__, __LINE__)
 
@@ -256,17 +259,19 @@ inline int __float2int_rn(float x) { return static_cast<int>(nearbyintf(x)); }
 inline float __int_as_float(int x) { return __builtin_bit_cast(float, x); }
 inline int __float_as_int(float x) { return __builtin_bit_cast(int, x); }
 template <class T>
-inline T __ldg(const T* p) { return *p; }
+inline T __ldg(const T* p) {
+    return *p;
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Outside the subset: named at compile time, never silently wrong
 // ---------------------------------------------------------------------------------------------------------------
-#define CUDAEMU_UNSUPPORTED(name, why)                                                                   \
-  template <class... Args>                                                                             \
-  inline int name(Args...) {                                                                           \
-    static_assert(sizeof...(Args) > 1000000, #name " is not supported by the CPU emulator: " why); \
-    return 0;                                                                                          \
-  }
+#define CUDAEMU_UNSUPPORTED(name, why)                                                                 \
+    template <class... Args>                                                                           \
+    inline int name(Args...) {                                                                         \
+        static_assert(sizeof...(Args) > 1000000, #name " is not supported by the CPU emulator: " why); \
+        return 0;                                                                                      \
+    }
 CUDAEMU_UNSUPPORTED(cudaLaunchKernel, "launch kernels with <<<grid, block>>> (docs/emulator.md)")
 #undef CUDAEMU_UNSUPPORTED
 
@@ -276,10 +281,10 @@ CUDAEMU_UNSUPPORTED(cudaLaunchKernel, "launch kernels with <<<grid, block>>> (do
 // ---------------------------------------------------------------------------------------------------------------
 namespace cudaemu {
 struct LaunchSite {
-  const char* kernel;
-  const char* file;
-  int line;
-  const void* function = nullptr;  // the kernel, for its static shared memory size and attributes
+    const char* kernel;
+    const char* file;
+    int line;
+    const void* function = nullptr;  // the kernel, for its static shared memory size and attributes
 };
 using ThreadEntry = void (*)(void* closure);
 // Runs every block of the grid to completion (or to the first fatal error) before returning.
@@ -291,47 +296,48 @@ cudaError_t launch_cooperative(const LaunchSite& site, dim3 grid, dim3 block, si
 
 template <class... Params>
 class KernelLaunch {
- public:
-  KernelLaunch(void (*kernel)(Params...), LaunchSite site, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream)
-      : kernel_(kernel), site_(site), grid_(grid), block_(block), shmem_(shmem), stream_(stream) {}
+  public:
+    KernelLaunch(void (*kernel)(Params...), LaunchSite site, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream)
+        : kernel_(kernel), site_(site), grid_(grid), block_(block), shmem_(shmem), stream_(stream) {}
 
-  template <class... Args>
-  void operator()(Args&&... args) const {
-    static_assert(sizeof...(Args) == sizeof...(Params), "kernel launched with the wrong number of arguments");
-    // Arguments are converted to the parameter types once, as nvcc does; every thread gets its own copy.
-    std::tuple<std::decay_t<Params>...> params(std::forward<Args>(args)...);
-    struct Closure {
-      void (*kernel)(Params...);
-      std::tuple<std::decay_t<Params>...>* params;
-    } closure{kernel_, &params};
-    launch(site_, grid_, block_, shmem_, stream_,
-           [](void* p) {
-             auto* c = static_cast<Closure*>(p);
-             std::apply(c->kernel, *c->params);
-           },
-           &closure);
-  }
+    template <class... Args>
+    void operator()(Args&&... args) const {
+        static_assert(sizeof...(Args) == sizeof...(Params), "kernel launched with the wrong number of arguments");
+        // Arguments are converted to the parameter types once, as nvcc does; every thread gets its own copy.
+        std::tuple<std::decay_t<Params>...> params(std::forward<Args>(args)...);
+        struct Closure {
+            void (*kernel)(Params...);
+            std::tuple<std::decay_t<Params>...>* params;
+        } closure{kernel_, &params};
+        launch(
+            site_, grid_, block_, shmem_, stream_,
+            [](void* p) {
+                auto* c = static_cast<Closure*>(p);
+                std::apply(c->kernel, *c->params);
+            },
+            &closure);
+    }
 
- private:
-  void (*kernel_)(Params...);
-  LaunchSite site_;
-  dim3 grid_, block_;
-  size_t shmem_;
-  cudaStream_t stream_;
+  private:
+    void (*kernel_)(Params...);
+    LaunchSite site_;
+    dim3 grid_, block_;
+    size_t shmem_;
+    cudaStream_t stream_;
 };
 
 template <class... Params>
 struct KernelRef {
-  void (*kernel)(Params...);
-  LaunchSite site;
-  KernelLaunch<Params...> operator()(dim3 grid, dim3 block, size_t shmem = 0, cudaStream_t stream = 0) const {
-    return KernelLaunch<Params...>(kernel, site, grid, block, shmem, stream);
-  }
+    void (*kernel)(Params...);
+    LaunchSite site;
+    KernelLaunch<Params...> operator()(dim3 grid, dim3 block, size_t shmem = 0, cudaStream_t stream = 0) const {
+        return KernelLaunch<Params...>(kernel, site, grid, block, shmem, stream);
+    }
 };
 
 template <class... Params>
 KernelRef<Params...> kernel(void (*k)(Params...), const char* name, const char* file, int line) {
-  return KernelRef<Params...>{k, LaunchSite{name, file, line, reinterpret_cast<const void*>(k)}};
+    return KernelRef<Params...>{k, LaunchSite{name, file, line, reinterpret_cast<const void*>(k)}};
 }
 }  // namespace cudaemu
 
@@ -347,93 +353,93 @@ KernelRef<Params...> kernel(void (*k)(Params...), const char* name, const char* 
 #define CUDAEMU_DYNAMIC_SHARED_MAX 232448  // an H100's opt-in maximum per block (227 KiB), static + dynamic
 
 enum cudaFuncAttribute {
-  cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
-  cudaFuncAttributePreferredSharedMemoryCarveout = 9,
+    cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+    cudaFuncAttributePreferredSharedMemoryCarveout = 9,
 };
 struct cudaFuncAttributes {
-  size_t sharedSizeBytes;
-  size_t constSizeBytes;
-  size_t localSizeBytes;
-  int maxThreadsPerBlock;
-  int numRegs;
-  int ptxVersion;
-  int binaryVersion;
-  int cacheModeCA;
-  int maxDynamicSharedSizeBytes;
-  int preferredShmemCarveout;
+    size_t sharedSizeBytes;
+    size_t constSizeBytes;
+    size_t localSizeBytes;
+    int maxThreadsPerBlock;
+    int numRegs;
+    int ptxVersion;
+    int binaryVersion;
+    int cacheModeCA;
+    int maxDynamicSharedSizeBytes;
+    int preferredShmemCarveout;
 };
 enum cudaDeviceAttr {  // CUDA's numbers; the texture and surface limits are left out (no textures here)
-  cudaDevAttrMaxThreadsPerBlock = 1,
-  cudaDevAttrMaxBlockDimX = 2,
-  cudaDevAttrMaxBlockDimY = 3,
-  cudaDevAttrMaxBlockDimZ = 4,
-  cudaDevAttrMaxGridDimX = 5,
-  cudaDevAttrMaxGridDimY = 6,
-  cudaDevAttrMaxGridDimZ = 7,
-  cudaDevAttrMaxSharedMemoryPerBlock = 8,
-  cudaDevAttrTotalConstantMemory = 9,
-  cudaDevAttrWarpSize = 10,
-  cudaDevAttrMaxPitch = 11,
-  cudaDevAttrMaxRegistersPerBlock = 12,
-  cudaDevAttrClockRate = 13,
-  cudaDevAttrTextureAlignment = 14,
-  cudaDevAttrGpuOverlap = 15,
-  cudaDevAttrMultiProcessorCount = 16,
-  cudaDevAttrKernelExecTimeout = 17,
-  cudaDevAttrIntegrated = 18,
-  cudaDevAttrCanMapHostMemory = 19,
-  cudaDevAttrComputeMode = 20,
-  cudaDevAttrSurfaceAlignment = 30,
-  cudaDevAttrConcurrentKernels = 31,
-  cudaDevAttrEccEnabled = 32,
-  cudaDevAttrPciBusId = 33,
-  cudaDevAttrPciDeviceId = 34,
-  cudaDevAttrTccDriver = 35,
-  cudaDevAttrMemoryClockRate = 36,
-  cudaDevAttrGlobalMemoryBusWidth = 37,
-  cudaDevAttrL2CacheSize = 38,
-  cudaDevAttrMaxThreadsPerMultiProcessor = 39,
-  cudaDevAttrAsyncEngineCount = 40,
-  cudaDevAttrUnifiedAddressing = 41,
-  cudaDevAttrPciDomainId = 50,
-  cudaDevAttrTexturePitchAlignment = 51,
-  cudaDevAttrComputeCapabilityMajor = 75,
-  cudaDevAttrComputeCapabilityMinor = 76,
-  cudaDevAttrStreamPrioritiesSupported = 78,
-  cudaDevAttrGlobalL1CacheSupported = 79,
-  cudaDevAttrLocalL1CacheSupported = 80,
-  cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
-  cudaDevAttrMaxRegistersPerMultiprocessor = 82,
-  cudaDevAttrManagedMemory = 83,
-  cudaDevAttrIsMultiGpuBoard = 84,
-  cudaDevAttrMultiGpuBoardGroupID = 85,
-  cudaDevAttrHostNativeAtomicSupported = 86,
-  cudaDevAttrSingleToDoublePrecisionPerfRatio = 87,
-  cudaDevAttrPageableMemoryAccess = 88,
-  cudaDevAttrConcurrentManagedAccess = 89,
-  cudaDevAttrComputePreemptionSupported = 90,
-  cudaDevAttrCanUseHostPointerForRegisteredMem = 91,
-  cudaDevAttrCooperativeLaunch = 95,
-  cudaDevAttrCooperativeMultiDeviceLaunch = 96,
-  cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
-  cudaDevAttrCanFlushRemoteWrites = 98,
-  cudaDevAttrHostRegisterSupported = 99,
-  cudaDevAttrPageableMemoryAccessUsesHostPageTables = 100,
-  cudaDevAttrDirectManagedMemAccessFromHost = 101,
-  cudaDevAttrMaxBlocksPerMultiprocessor = 106,
-  cudaDevAttrMaxPersistingL2CacheSize = 108,
-  cudaDevAttrMaxAccessPolicyWindowSize = 109,
-  cudaDevAttrReservedSharedMemoryPerBlock = 111,
-  cudaDevAttrSparseCudaArraySupported = 112,
-  cudaDevAttrHostRegisterReadOnlySupported = 113,
-  cudaDevAttrTimelineSemaphoreInteropSupported = 114,
-  cudaDevAttrMemoryPoolsSupported = 115,
-  cudaDevAttrGPUDirectRDMASupported = 116,
-  cudaDevAttrGPUDirectRDMAFlushWritesOptions = 117,
-  cudaDevAttrGPUDirectRDMAWritesOrdering = 118,
-  cudaDevAttrMemoryPoolSupportedHandleTypes = 119,
-  cudaDevAttrClusterLaunch = 120,
-  cudaDevAttrDeferredMappingCudaArraySupported = 121,
+    cudaDevAttrMaxThreadsPerBlock = 1,
+    cudaDevAttrMaxBlockDimX = 2,
+    cudaDevAttrMaxBlockDimY = 3,
+    cudaDevAttrMaxBlockDimZ = 4,
+    cudaDevAttrMaxGridDimX = 5,
+    cudaDevAttrMaxGridDimY = 6,
+    cudaDevAttrMaxGridDimZ = 7,
+    cudaDevAttrMaxSharedMemoryPerBlock = 8,
+    cudaDevAttrTotalConstantMemory = 9,
+    cudaDevAttrWarpSize = 10,
+    cudaDevAttrMaxPitch = 11,
+    cudaDevAttrMaxRegistersPerBlock = 12,
+    cudaDevAttrClockRate = 13,
+    cudaDevAttrTextureAlignment = 14,
+    cudaDevAttrGpuOverlap = 15,
+    cudaDevAttrMultiProcessorCount = 16,
+    cudaDevAttrKernelExecTimeout = 17,
+    cudaDevAttrIntegrated = 18,
+    cudaDevAttrCanMapHostMemory = 19,
+    cudaDevAttrComputeMode = 20,
+    cudaDevAttrSurfaceAlignment = 30,
+    cudaDevAttrConcurrentKernels = 31,
+    cudaDevAttrEccEnabled = 32,
+    cudaDevAttrPciBusId = 33,
+    cudaDevAttrPciDeviceId = 34,
+    cudaDevAttrTccDriver = 35,
+    cudaDevAttrMemoryClockRate = 36,
+    cudaDevAttrGlobalMemoryBusWidth = 37,
+    cudaDevAttrL2CacheSize = 38,
+    cudaDevAttrMaxThreadsPerMultiProcessor = 39,
+    cudaDevAttrAsyncEngineCount = 40,
+    cudaDevAttrUnifiedAddressing = 41,
+    cudaDevAttrPciDomainId = 50,
+    cudaDevAttrTexturePitchAlignment = 51,
+    cudaDevAttrComputeCapabilityMajor = 75,
+    cudaDevAttrComputeCapabilityMinor = 76,
+    cudaDevAttrStreamPrioritiesSupported = 78,
+    cudaDevAttrGlobalL1CacheSupported = 79,
+    cudaDevAttrLocalL1CacheSupported = 80,
+    cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
+    cudaDevAttrMaxRegistersPerMultiprocessor = 82,
+    cudaDevAttrManagedMemory = 83,
+    cudaDevAttrIsMultiGpuBoard = 84,
+    cudaDevAttrMultiGpuBoardGroupID = 85,
+    cudaDevAttrHostNativeAtomicSupported = 86,
+    cudaDevAttrSingleToDoublePrecisionPerfRatio = 87,
+    cudaDevAttrPageableMemoryAccess = 88,
+    cudaDevAttrConcurrentManagedAccess = 89,
+    cudaDevAttrComputePreemptionSupported = 90,
+    cudaDevAttrCanUseHostPointerForRegisteredMem = 91,
+    cudaDevAttrCooperativeLaunch = 95,
+    cudaDevAttrCooperativeMultiDeviceLaunch = 96,
+    cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+    cudaDevAttrCanFlushRemoteWrites = 98,
+    cudaDevAttrHostRegisterSupported = 99,
+    cudaDevAttrPageableMemoryAccessUsesHostPageTables = 100,
+    cudaDevAttrDirectManagedMemAccessFromHost = 101,
+    cudaDevAttrMaxBlocksPerMultiprocessor = 106,
+    cudaDevAttrMaxPersistingL2CacheSize = 108,
+    cudaDevAttrMaxAccessPolicyWindowSize = 109,
+    cudaDevAttrReservedSharedMemoryPerBlock = 111,
+    cudaDevAttrSparseCudaArraySupported = 112,
+    cudaDevAttrHostRegisterReadOnlySupported = 113,
+    cudaDevAttrTimelineSemaphoreInteropSupported = 114,
+    cudaDevAttrMemoryPoolsSupported = 115,
+    cudaDevAttrGPUDirectRDMASupported = 116,
+    cudaDevAttrGPUDirectRDMAFlushWritesOptions = 117,
+    cudaDevAttrGPUDirectRDMAWritesOrdering = 118,
+    cudaDevAttrMemoryPoolSupportedHandleTypes = 119,
+    cudaDevAttrClusterLaunch = 120,
+    cudaDevAttrDeferredMappingCudaArraySupported = 121,
 };
 
 #define cudaStreamDefault 0x00
@@ -483,72 +489,72 @@ cudaError_t cudaMemsetAsync(void* ptr, int value, size_t bytes, cudaStream_t str
 cudaError_t cudaMallocHost(void** ptr, size_t bytes);
 cudaError_t cudaHostAlloc(void** ptr, size_t bytes, unsigned int flags);
 cudaError_t cudaFreeHost(void* ptr);
-cudaError_t cudaMallocManagedEmulated(void** ptr, size_t bytes, unsigned int flags, const char* name,
-                                      const char* file, int line);
+cudaError_t cudaMallocManagedEmulated(void** ptr, size_t bytes, unsigned int flags, const char* name, const char* file,
+                                      int line);
 }
 
 // The C++ forms CUDA's header has: a kernel or a symbol passed as itself, a typed pointer for an allocation.
 template <class T>
 inline cudaError_t cudaFuncSetAttribute(T* func, cudaFuncAttribute attr, int value) {
-  return cudaFuncSetAttribute(reinterpret_cast<const void*>(func), attr, value);
+    return cudaFuncSetAttribute(reinterpret_cast<const void*>(func), attr, value);
 }
 template <class T>
 inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, T* func) {
-  return cudaFuncGetAttributes(attr, reinterpret_cast<const void*>(func));
+    return cudaFuncGetAttributes(attr, reinterpret_cast<const void*>(func));
 }
 template <class T>
 inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* num_blocks, T* func, int block_size,
                                                                  size_t dynamic_shared_bytes) {
-  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(num_blocks, reinterpret_cast<const void*>(func), block_size,
-                                                       dynamic_shared_bytes);
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(num_blocks, reinterpret_cast<const void*>(func), block_size,
+                                                         dynamic_shared_bytes);
 }
 template <class T>
 inline cudaError_t cudaMemcpyToSymbol(const T& symbol, const void* src, size_t bytes, size_t offset = 0,
                                       cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
-  return cudaMemcpyToSymbol(static_cast<const void*>(&symbol), src, bytes, offset, kind);
+    return cudaMemcpyToSymbol(static_cast<const void*>(&symbol), src, bytes, offset, kind);
 }
 template <class T>
 inline cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, size_t bytes, size_t offset = 0,
                                         cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
-  return cudaMemcpyFromSymbol(dst, static_cast<const void*>(&symbol), bytes, offset, kind);
+    return cudaMemcpyFromSymbol(dst, static_cast<const void*>(&symbol), bytes, offset, kind);
 }
 template <class T>
 inline cudaError_t cudaMemcpyToSymbolAsync(const T& symbol, const void* src, size_t bytes, size_t offset = 0,
                                            cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t stream = 0) {
-  return cudaMemcpyToSymbolAsync(static_cast<const void*>(&symbol), src, bytes, offset, kind, stream);
+    return cudaMemcpyToSymbolAsync(static_cast<const void*>(&symbol), src, bytes, offset, kind, stream);
 }
 template <class T>
 inline cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const T& symbol, size_t bytes, size_t offset = 0,
                                              cudaMemcpyKind kind = cudaMemcpyDeviceToHost, cudaStream_t stream = 0) {
-  return cudaMemcpyFromSymbolAsync(dst, static_cast<const void*>(&symbol), bytes, offset, kind, stream);
+    return cudaMemcpyFromSymbolAsync(dst, static_cast<const void*>(&symbol), bytes, offset, kind, stream);
 }
 template <class T>
 inline cudaError_t cudaGetSymbolAddress(void** dev_ptr, const T& symbol) {
-  return cudaGetSymbolAddress(dev_ptr, static_cast<const void*>(&symbol));
+    return cudaGetSymbolAddress(dev_ptr, static_cast<const void*>(&symbol));
 }
 template <class T>
 inline cudaError_t cudaGetSymbolSize(size_t* bytes, const T& symbol) {
-  return cudaGetSymbolSize(bytes, static_cast<const void*>(&symbol));
+    return cudaGetSymbolSize(bytes, static_cast<const void*>(&symbol));
 }
 template <class T>
 inline cudaError_t cudaMallocHost(T** ptr, size_t bytes) {
-  return cudaMallocHost(reinterpret_cast<void**>(ptr), bytes);
+    return cudaMallocHost(reinterpret_cast<void**>(ptr), bytes);
 }
 template <class T>
 inline cudaError_t cudaHostAlloc(T** ptr, size_t bytes, unsigned int flags) {
-  return cudaHostAlloc(reinterpret_cast<void**>(ptr), bytes, flags);
+    return cudaHostAlloc(reinterpret_cast<void**>(ptr), bytes, flags);
 }
 // Managed memory lives in device memory (counted and checked in kernels) that host code may use directly.
 template <class T>
-inline cudaError_t cudaemu_malloc_managed(T** ptr, size_t bytes, unsigned int flags, const char* name,
-                                          const char* file, int line) {
-  return cudaMallocManagedEmulated(reinterpret_cast<void**>(ptr), bytes, flags, name, file, line);
+inline cudaError_t cudaemu_malloc_managed(T** ptr, size_t bytes, unsigned int flags, const char* name, const char* file,
+                                          int line) {
+    return cudaMallocManagedEmulated(reinterpret_cast<void**>(ptr), bytes, flags, name, file, line);
 }
 #define cudaMallocManaged(ptr, ...) cudaemu_malloc_managed_args((ptr), #ptr, __FILE__, __LINE__, __VA_ARGS__)
 template <class T>
 inline cudaError_t cudaemu_malloc_managed_args(T** ptr, const char* name, const char* file, int line, size_t bytes,
                                                unsigned int flags = cudaMemAttachGlobal) {
-  return cudaemu_malloc_managed(ptr, bytes, flags, name, file, line);
+    return cudaemu_malloc_managed(ptr, bytes, flags, name, file, line);
 }
 
 namespace cudaemu {
@@ -559,12 +565,12 @@ void* define_device_variable(const void* init, size_t bytes, size_t align, bool 
                              const char* file, int line);
 template <class T>
 T& device_variable(T& init, bool constant, const char* name, const char* file, int line) {
-  return *static_cast<T*>(
-      define_device_variable(static_cast<const void*>(&init), sizeof(T), alignof(T), constant, name, file, line));
+    return *static_cast<T*>(
+        define_device_variable(static_cast<const void*>(&init), sizeof(T), alignof(T), constant, name, file, line));
 }
 }  // namespace cudaemu
 
-#include "cudaemu_host_memory.h"  // cudaHostRegister, mapped memory, cudaSetDeviceFlags, occupancy-based sizing
+#include "cudaemu_host_memory.h"    // cudaHostRegister, mapped memory, cudaSetDeviceFlags, occupancy-based sizing
 #include "cudaemu_device_config.h"  // versions, cache and limit settings, pointer attributes, host functions
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -13,35 +13,35 @@
 namespace cudaemu {
 
 struct Diagnostic {
-  std::string kind;     // "out-of-bounds", "race", "barrier", "uninitialized", "host-access", "timeout", ...
-  std::string message;  // one line, for a person
-  std::string file;     // the user's source file, as given to the compiler ("" when unknown)
-  int line = 0;
+    std::string kind;     // "out-of-bounds", "race", "barrier", "uninitialized", "host-access", "timeout", ...
+    std::string message;  // one line, for a person
+    std::string file;     // the user's source file, as given to the compiler ("" when unknown)
+    int line = 0;
 };
 
 struct AllocationTraffic {
-  std::string name;  // the variable passed to cudaMalloc, or the name given with name_allocation()
-  size_t bytes = 0;
-  uint64_t load_bytes = 0;
-  uint64_t store_bytes = 0;
+    std::string name;  // the variable passed to cudaMalloc, or the name given with name_allocation()
+    size_t bytes = 0;
+    uint64_t load_bytes = 0;
+    uint64_t store_bytes = 0;
 };
 
 struct LaunchReport {
-  std::string kernel;
-  dim3 grid, block;
-  cudaError_t error = cudaSuccess;  // what the next synchronising call returns because of this launch
-  uint64_t global_load_bytes = 0;
-  uint64_t global_store_bytes = 0;
-  uint64_t shared_load_bytes = 0;
-  uint64_t shared_store_bytes = 0;
-  uint64_t constant_load_bytes = 0;     // loads from __constant__ variables (not in global_load_bytes)
-  uint64_t max_thread_load_bytes = 0;   // global bytes loaded by the busiest thread
-  uint64_t max_thread_store_bytes = 0;  // global bytes stored by the busiest thread
-  std::vector<AllocationTraffic> allocations;  // allocations the kernel touched, in allocation order
-  std::vector<Diagnostic> diagnostics;         // in a deterministic order
-  // A launch a GPU refuses (the error is cudaGetLastError()'s): why, with the grid, the block and the rule broken.
-  // Not printed: the program gets the error code, as on a GPU; the course's harness shows it to the student.
-  std::string refused;
+    std::string kernel;
+    dim3 grid, block;
+    cudaError_t error = cudaSuccess;  // what the next synchronising call returns because of this launch
+    uint64_t global_load_bytes = 0;
+    uint64_t global_store_bytes = 0;
+    uint64_t shared_load_bytes = 0;
+    uint64_t shared_store_bytes = 0;
+    uint64_t constant_load_bytes = 0;            // loads from __constant__ variables (not in global_load_bytes)
+    uint64_t max_thread_load_bytes = 0;          // global bytes loaded by the busiest thread
+    uint64_t max_thread_store_bytes = 0;         // global bytes stored by the busiest thread
+    std::vector<AllocationTraffic> allocations;  // allocations the kernel touched, in allocation order
+    std::vector<Diagnostic> diagnostics;         // in a deterministic order
+    // A launch a GPU refuses (the error is cudaGetLastError()'s): why, with the grid, the block and the rule broken.
+    // Not printed: the program gets the error code, as on a GPU; the course's harness shows it to the student.
+    std::string refused;
 };
 
 // Every launch since the program started or since clear_launches(), oldest first.
@@ -50,9 +50,9 @@ void clear_launches();
 
 // Per 4-byte word of the allocation that starts at device_ptr, since cudaMalloc or reset_element_counts().
 struct ElementCounts {
-  std::vector<uint32_t> reads;         // kernel loads that touched the word
-  std::vector<uint32_t> writes;        // kernel stores that touched the word (cudaMemcpy and cudaMemset never count)
-  std::vector<int64_t> writer_block;   // linear index of the block that stored to it last, -1 if none
+    std::vector<uint32_t> reads;        // kernel loads that touched the word
+    std::vector<uint32_t> writes;       // kernel stores that touched the word (cudaMemcpy and cudaMemset never count)
+    std::vector<int64_t> writer_block;  // linear index of the block that stored to it last, -1 if none
 };
 ElementCounts element_counts(const void* device_ptr);
 void reset_element_counts(const void* device_ptr);

@@ -43,15 +43,15 @@ int atomicXor(int* address, int value);
 unsigned int atomicXor(unsigned int* address, unsigned int value);
 unsigned long long atomicXor(unsigned long long* address, unsigned long long value);
 
-#define CUDAEMU_ATOMIC_SCOPES(name)                                    \
-  template <class T, class... Rest>                                    \
-  __forceinline__ T name##_block(T* address, Rest... rest) {           \
-    return name(address, rest...);                                     \
-  }                                                                    \
-  template <class T, class... Rest>                                    \
-  __forceinline__ T name##_system(T* address, Rest... rest) {          \
-    return name(address, rest...);                                     \
-  }
+#define CUDAEMU_ATOMIC_SCOPES(name)                             \
+    template <class T, class... Rest>                           \
+    __forceinline__ T name##_block(T* address, Rest... rest) {  \
+        return name(address, rest...);                          \
+    }                                                           \
+    template <class T, class... Rest>                           \
+    __forceinline__ T name##_system(T* address, Rest... rest) { \
+        return name(address, rest...);                          \
+    }
 CUDAEMU_ATOMIC_SCOPES(atomicAdd)
 CUDAEMU_ATOMIC_SCOPES(atomicSub)
 CUDAEMU_ATOMIC_SCOPES(atomicExch)

@@ -23,21 +23,21 @@
 // Vector types not in cuda_runtime.h, with CUDA's sizes and alignments (vector_types.h)
 // ---------------------------------------------------------------------------------------------------------------
 #define CUDAEMU_VECTOR1(name, T, align) \
-  struct alignas(align) name {          \
-    T x;                                \
-  };
+    struct alignas(align) name {        \
+        T x;                            \
+    };
 #define CUDAEMU_VECTOR2(name, T, align) \
-  struct alignas(align) name {          \
-    T x, y;                             \
-  };
+    struct alignas(align) name {        \
+        T x, y;                         \
+    };
 #define CUDAEMU_VECTOR3(name, T) \
-  struct name {                  \
-    T x, y, z;                   \
-  };
+    struct name {                \
+        T x, y, z;               \
+    };
 #define CUDAEMU_VECTOR4(name, T, align) \
-  struct alignas(align) name {          \
-    T x, y, z, w;                       \
-  };
+    struct alignas(align) name {        \
+        T x, y, z, w;                   \
+    };
 CUDAEMU_VECTOR1(char1, signed char, 1)
 CUDAEMU_VECTOR2(char2, signed char, 2)
 CUDAEMU_VECTOR3(char3, signed char)
@@ -87,15 +87,15 @@ CUDAEMU_VECTOR4(double4, double, 16)
 #undef CUDAEMU_VECTOR4
 
 #define CUDAEMU_MAKE1(name, T) \
-  inline name make_##name(T x) { return name{x}; }
+    inline name make_##name(T x) { return name{x}; }
 #define CUDAEMU_MAKE2(name, T) \
-  inline name make_##name(T x, T y) { return name{x, y}; }
+    inline name make_##name(T x, T y) { return name{x, y}; }
 #define CUDAEMU_MAKE3(name, T) \
-  inline name make_##name(T x, T y, T z) { return name{x, y, z}; }
+    inline name make_##name(T x, T y, T z) { return name{x, y, z}; }
 #define CUDAEMU_MAKE4(name, T) \
-  inline name make_##name(T x, T y, T z, T w) { return name{x, y, z, w}; }
+    inline name make_##name(T x, T y, T z, T w) { return name{x, y, z, w}; }
 #define CUDAEMU_MAKE_ALL(prefix, T) \
-  CUDAEMU_MAKE1(prefix##1, T) CUDAEMU_MAKE2(prefix##2, T) CUDAEMU_MAKE3(prefix##3, T) CUDAEMU_MAKE4(prefix##4, T)
+    CUDAEMU_MAKE1(prefix##1, T) CUDAEMU_MAKE2(prefix##2, T) CUDAEMU_MAKE3(prefix##3, T) CUDAEMU_MAKE4(prefix##4, T)
 CUDAEMU_MAKE_ALL(char, signed char)
 CUDAEMU_MAKE_ALL(uchar, unsigned char)
 CUDAEMU_MAKE_ALL(short, short)
@@ -123,22 +123,22 @@ CUDAEMU_MAKE3(float3, float)
 // ---------------------------------------------------------------------------------------------------------------
 // 24-bit multiplies: the product of the low 24 bits of each operand (sign-extended for __mul24), low 32 bits kept.
 inline int __mul24(int a, int b) {
-  const int64_t a24 = static_cast<int32_t>(static_cast<uint32_t>(a) << 8) >> 8;
-  const int64_t b24 = static_cast<int32_t>(static_cast<uint32_t>(b) << 8) >> 8;
-  return static_cast<int>(static_cast<uint32_t>(a24 * b24));
+    const int64_t a24 = static_cast<int32_t>(static_cast<uint32_t>(a) << 8) >> 8;
+    const int64_t b24 = static_cast<int32_t>(static_cast<uint32_t>(b) << 8) >> 8;
+    return static_cast<int>(static_cast<uint32_t>(a24 * b24));
 }
 inline unsigned int __umul24(unsigned int a, unsigned int b) {
-  return static_cast<unsigned int>(uint64_t(a & 0xffffffu) * uint64_t(b & 0xffffffu));
+    return static_cast<unsigned int>(uint64_t(a & 0xffffffu) * uint64_t(b & 0xffffffu));
 }
 inline int __mulhi(int a, int b) { return static_cast<int>((int64_t(a) * int64_t(b)) >> 32); }
 inline unsigned int __umulhi(unsigned int a, unsigned int b) {
-  return static_cast<unsigned int>((uint64_t(a) * uint64_t(b)) >> 32);
+    return static_cast<unsigned int>((uint64_t(a) * uint64_t(b)) >> 32);
 }
 inline long long __mul64hi(long long a, long long b) {
-  return static_cast<long long>((static_cast<__int128>(a) * b) >> 64);
+    return static_cast<long long>((static_cast<__int128>(a) * b) >> 64);
 }
 inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
-  return static_cast<unsigned long long>((static_cast<unsigned __int128>(a) * b) >> 64);
+    return static_cast<unsigned long long>((static_cast<unsigned __int128>(a) * b) >> 64);
 }
 inline int __popc(unsigned int x) { return __builtin_popcount(x); }
 inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
@@ -150,35 +150,35 @@ inline unsigned int __brev(unsigned int x) { return __builtin_bitreverse32(x); }
 inline unsigned long long __brevll(unsigned long long x) { return __builtin_bitreverse64(x); }
 // Byte s of the result is byte (s's selector nibble & 7) of the eight bytes y:x.
 inline unsigned int __byte_perm(unsigned int x, unsigned int y, unsigned int s) {
-  const uint64_t bytes = (uint64_t(y) << 32) | x;
-  unsigned int r = 0;
-  for (int i = 0; i < 4; ++i) r |= static_cast<unsigned int>((bytes >> (8 * ((s >> (4 * i)) & 7))) & 0xff) << (8 * i);
-  return r;
+    const uint64_t bytes = (uint64_t(y) << 32) | x;
+    unsigned int r = 0;
+    for (int i = 0; i < 4; ++i) r |= static_cast<unsigned int>((bytes >> (8 * ((s >> (4 * i)) & 7))) & 0xff) << (8 * i);
+    return r;
 }
 inline unsigned int __sad(int x, int y, unsigned int z) {
-  return z + static_cast<unsigned int>(x > y ? int64_t(x) - y : int64_t(y) - x);
+    return z + static_cast<unsigned int>(x > y ? int64_t(x) - y : int64_t(y) - x);
 }
 inline unsigned int __usad(unsigned int x, unsigned int y, unsigned int z) { return z + (x > y ? x - y : y - x); }
 // Averages without overflow: (x + y) >> 1 and (x + y + 1) >> 1 computed in a wider type.
 inline int __hadd(int x, int y) { return static_cast<int>((int64_t(x) + y) >> 1); }
 inline int __rhadd(int x, int y) { return static_cast<int>((int64_t(x) + y + 1) >> 1); }
 inline unsigned int __uhadd(unsigned int x, unsigned int y) {
-  return static_cast<unsigned int>((uint64_t(x) + y) >> 1);
+    return static_cast<unsigned int>((uint64_t(x) + y) >> 1);
 }
 inline unsigned int __urhadd(unsigned int x, unsigned int y) {
-  return static_cast<unsigned int>((uint64_t(x) + y + 1) >> 1);
+    return static_cast<unsigned int>((uint64_t(x) + y + 1) >> 1);
 }
 inline unsigned int __funnelshift_l(unsigned int lo, unsigned int hi, unsigned int shift) {
-  return static_cast<unsigned int>((((uint64_t(hi) << 32) | lo) << (shift & 31)) >> 32);
+    return static_cast<unsigned int>((((uint64_t(hi) << 32) | lo) << (shift & 31)) >> 32);
 }
 inline unsigned int __funnelshift_r(unsigned int lo, unsigned int hi, unsigned int shift) {
-  return static_cast<unsigned int>(((uint64_t(hi) << 32) | lo) >> (shift & 31));
+    return static_cast<unsigned int>(((uint64_t(hi) << 32) | lo) >> (shift & 31));
 }
 inline unsigned int __funnelshift_lc(unsigned int lo, unsigned int hi, unsigned int shift) {
-  return static_cast<unsigned int>((((uint64_t(hi) << 32) | lo) << (shift > 32 ? 32 : shift)) >> 32);
+    return static_cast<unsigned int>((((uint64_t(hi) << 32) | lo) << (shift > 32 ? 32 : shift)) >> 32);
 }
 inline unsigned int __funnelshift_rc(unsigned int lo, unsigned int hi, unsigned int shift) {
-  return static_cast<unsigned int>(((uint64_t(hi) << 32) | lo) >> (shift > 32 ? 32 : shift));
+    return static_cast<unsigned int>(((uint64_t(hi) << 32) | lo) >> (shift > 32 ? 32 : shift));
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -222,31 +222,49 @@ inline double __longlong_as_double(long long x) { return __builtin_bit_cast(doub
 // Cache-hinted loads and stores: plain, counted accesses (the hint changes caching, never the value)
 // ---------------------------------------------------------------------------------------------------------------
 template <class T>
-__forceinline__ T __ldcg(const T* p) { return *p; }
+__forceinline__ T __ldcg(const T* p) {
+    return *p;
+}
 template <class T>
-__forceinline__ T __ldca(const T* p) { return *p; }
+__forceinline__ T __ldca(const T* p) {
+    return *p;
+}
 template <class T>
-__forceinline__ T __ldcs(const T* p) { return *p; }
+__forceinline__ T __ldcs(const T* p) {
+    return *p;
+}
 template <class T>
-__forceinline__ T __ldlu(const T* p) { return *p; }
+__forceinline__ T __ldlu(const T* p) {
+    return *p;
+}
 template <class T>
-__forceinline__ T __ldcv(const T* p) { return *p; }
+__forceinline__ T __ldcv(const T* p) {
+    return *p;
+}
 template <class T>
-__forceinline__ void __stwb(T* p, T value) { *p = value; }
+__forceinline__ void __stwb(T* p, T value) {
+    *p = value;
+}
 template <class T>
-__forceinline__ void __stcg(T* p, T value) { *p = value; }
+__forceinline__ void __stcg(T* p, T value) {
+    *p = value;
+}
 template <class T>
-__forceinline__ void __stcs(T* p, T value) { *p = value; }
+__forceinline__ void __stcs(T* p, T value) {
+    *p = value;
+}
 template <class T>
-__forceinline__ void __stwt(T* p, T value) { *p = value; }
+__forceinline__ void __stwt(T* p, T value) {
+    *p = value;
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Timing: clock64() counts nanoseconds of the host's steady clock (a GPU counts its SM's cycles). Programs use
 // differences of it, in ticks of the device's clockRate; here one tick is one nanosecond.
 // ---------------------------------------------------------------------------------------------------------------
 inline long long clock64() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
 }
 // A hint: a GPU sleeps for about `ns` (0 to 2·ns); sleeping 0 is within what CUDA promises.
 inline void __nanosleep(unsigned int) {}
@@ -258,7 +276,7 @@ inline void __nanosleep(unsigned int) {}
 namespace cudaemu {
 template <class... Params>
 auto __launch_site(void (*k)(Params...), const char* name, const char* file, int line) {
-  return kernel(k, name, file, line);
+    return kernel(k, name, file, line);
 }
 
 // A launch with fewer arguments than the kernel has parameters leaves the rest to the kernel's default arguments,
@@ -267,60 +285,61 @@ auto __launch_site(void (*k)(Params...), const char* name, const char* file, int
 // arguments are evaluated by each thread's call (the same values for the constant defaults kernels have).
 template <class Caller, class... Params>
 struct DefaultArgumentLaunch {
-  void (*kernel)(Params...);
-  LaunchSite site;
-  dim3 grid, block;
-  size_t shmem;
-  cudaStream_t stream;
-  Caller caller;
+    void (*kernel)(Params...);
+    LaunchSite site;
+    dim3 grid, block;
+    size_t shmem;
+    cudaStream_t stream;
+    Caller caller;
 
-  template <class Tuple, size_t... I>
-  static std::tuple<std::tuple_element_t<I, Tuple>...> first(std::index_sequence<I...>);
+    template <class Tuple, size_t... I>
+    static std::tuple<std::tuple_element_t<I, Tuple>...> first(std::index_sequence<I...>);
 
-  template <class... Args>
-  void operator()(Args&&... args) const {
-    if constexpr (sizeof...(Args) >= sizeof...(Params)) {
-      KernelLaunch<Params...>(kernel, site, grid, block, shmem, stream)(std::forward<Args>(args)...);
-    } else {
-      using Given = decltype(first<std::tuple<std::decay_t<Params>...>>(std::index_sequence_for<Args...>()));
-      Given params(std::forward<Args>(args)...);
-      struct Closure {
-        const Caller* caller;
-        Given* params;
-      } closure{&caller, &params};
-      launch(site, grid, block, shmem, stream,
-             [](void* p) {
-               auto* c = static_cast<Closure*>(p);
-               std::apply(*c->caller, *c->params);
-             },
-             &closure);
+    template <class... Args>
+    void operator()(Args&&... args) const {
+        if constexpr (sizeof...(Args) >= sizeof...(Params)) {
+            KernelLaunch<Params...>(kernel, site, grid, block, shmem, stream)(std::forward<Args>(args)...);
+        } else {
+            using Given = decltype(first<std::tuple<std::decay_t<Params>...>>(std::index_sequence_for<Args...>()));
+            Given params(std::forward<Args>(args)...);
+            struct Closure {
+                const Caller* caller;
+                Given* params;
+            } closure{&caller, &params};
+            launch(
+                site, grid, block, shmem, stream,
+                [](void* p) {
+                    auto* c = static_cast<Closure*>(p);
+                    std::apply(*c->caller, *c->params);
+                },
+                &closure);
+        }
     }
-  }
 };
 
 template <class Caller, class... Params>
 struct DefaultArgumentKernelRef {
-  KernelRef<Params...> ref;
-  Caller caller;
-  DefaultArgumentLaunch<Caller, Params...> operator()(dim3 grid, dim3 block, size_t shmem = 0,
-                                                      cudaStream_t stream = 0) const {
-    return {ref.kernel, ref.site, grid, block, shmem, stream, caller};
-  }
+    KernelRef<Params...> ref;
+    Caller caller;
+    DefaultArgumentLaunch<Caller, Params...> operator()(dim3 grid, dim3 block, size_t shmem = 0,
+                                                        cudaStream_t stream = 0) const {
+        return {ref.kernel, ref.site, grid, block, shmem, stream, caller};
+    }
 };
 
 template <class Caller, class... Params>
 auto __launch_site(void (*k)(Params...), const char* name, const char* file, int line, Caller caller) {
-  return DefaultArgumentKernelRef<Caller, Params...>{kernel(k, name, file, line), caller};
+    return DefaultArgumentKernelRef<Caller, Params...>{kernel(k, name, file, line), caller};
 }
 }  // namespace cudaemu
 
 // ---------------------------------------------------------------------------------------------------------------
 // Outside the subset, besides cuda_runtime.h's list: named at compile time
 // ---------------------------------------------------------------------------------------------------------------
-#define CUDAEMU_REFUSED(name, why)                                                                      \
-  template <class... Args>                                                                              \
-  inline cudaError_t name(Args...) {                                                                    \
-    static_assert(sizeof...(Args) > 1000000, #name " is not supported by the CPU emulator: " why);      \
-    return cudaErrorUnknown;                                                                            \
-  }
+#define CUDAEMU_REFUSED(name, why)                                                                     \
+    template <class... Args>                                                                           \
+    inline cudaError_t name(Args...) {                                                                 \
+        static_assert(sizeof...(Args) > 1000000, #name " is not supported by the CPU emulator: " why); \
+        return cudaErrorUnknown;                                                                       \
+    }
 #undef CUDAEMU_REFUSED

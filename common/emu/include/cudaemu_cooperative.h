@@ -14,35 +14,36 @@ namespace cudaemu {
 template <class... Params, size_t... I>
 cudaError_t launch_cooperative_kernel(const LaunchSite& site, void (*k)(Params...), dim3 grid, dim3 block, void** args,
                                       size_t shmem, cudaStream_t stream, std::index_sequence<I...>) {
-  if (sizeof...(Params) > 0 && !args) return cudaErrorInvalidValue;
-  // each argument is copied from where args[i] points, as the runtime copies it into the parameter space
-  std::tuple<std::decay_t<Params>...> params(*static_cast<std::decay_t<Params>*>(args[I])...);
-  struct Closure {
-    void (*kernel)(Params...);
-    std::tuple<std::decay_t<Params>...>* params;
-  } closure{k, &params};
-  return launch_cooperative(site, grid, block, shmem, stream,
-                            [](void* p) {
-                              auto* c = static_cast<Closure*>(p);
-                              std::apply(c->kernel, *c->params);
-                            },
-                            &closure);
+    if (sizeof...(Params) > 0 && !args) return cudaErrorInvalidValue;
+    // each argument is copied from where args[i] points, as the runtime copies it into the parameter space
+    std::tuple<std::decay_t<Params>...> params(*static_cast<std::decay_t<Params>*>(args[I])...);
+    struct Closure {
+        void (*kernel)(Params...);
+        std::tuple<std::decay_t<Params>...>* params;
+    } closure{k, &params};
+    return launch_cooperative(
+        site, grid, block, shmem, stream,
+        [](void* p) {
+            auto* c = static_cast<Closure*>(p);
+            std::apply(c->kernel, *c->params);
+        },
+        &closure);
 }
 
 // tools/emucc's rewrite of cudaLaunchCooperativeKernel(kernel, ...), with the kernel's name and the call's line
 template <class... Params>
 cudaError_t cooperative_launch(const char* name, const char* file, int line, void (*kernel)(Params...), dim3 grid,
                                dim3 block, void** args, size_t shared_mem = 0, cudaStream_t stream = 0) {
-  return launch_cooperative_kernel(LaunchSite{name, file, line, reinterpret_cast<const void*>(kernel)}, kernel, grid,
-                                   block, args, shared_mem, stream, std::index_sequence_for<Params...>{});
+    return launch_cooperative_kernel(LaunchSite{name, file, line, reinterpret_cast<const void*>(kernel)}, kernel, grid,
+                                     block, args, shared_mem, stream, std::index_sequence_for<Params...>{});
 }
 template <class F = void>
 cudaError_t cooperative_launch(const char*, const char*, int, const void*, dim3, dim3, void**, size_t = 0,
                                cudaStream_t = 0) {
-  static_assert(!std::is_same<F, F>::value,
-                "cudaLaunchCooperativeKernel is not supported by the CPU emulator through a void* variable: pass the "
-                "kernel itself, cudaLaunchCooperativeKernel(kernel, grid, block, args, ...)");
-  return cudaErrorInvalidDeviceFunction;
+    static_assert(!std::is_same<F, F>::value,
+                  "cudaLaunchCooperativeKernel is not supported by the CPU emulator through a void* variable: pass the "
+                  "kernel itself, cudaLaunchCooperativeKernel(kernel, grid, block, args, ...)");
+    return cudaErrorInvalidDeviceFunction;
 }
 }  // namespace cudaemu
 
@@ -50,13 +51,14 @@ template <class... Params>
 cudaError_t cudaLaunchCooperativeKernel(void (*kernel)(Params...), dim3 grid, dim3 block, void** args,
                                         size_t shared_mem = 0, cudaStream_t stream = 0,
                                         const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
-  return ::cudaemu::cooperative_launch("cooperative kernel", file, line, kernel, grid, block, args, shared_mem, stream);
+    return ::cudaemu::cooperative_launch("cooperative kernel", file, line, kernel, grid, block, args, shared_mem,
+                                         stream);
 }
 
 template <class F = void>
 cudaError_t cudaLaunchCooperativeKernel(const void*, dim3, dim3, void**, size_t = 0, cudaStream_t = 0) {
-  static_assert(!std::is_same<F, F>::value,
-                "cudaLaunchCooperativeKernel is not supported by the CPU emulator through a void* variable: pass the "
-                "kernel itself, cudaLaunchCooperativeKernel(kernel, grid, block, args, ...)");
-  return cudaErrorInvalidDeviceFunction;
+    static_assert(!std::is_same<F, F>::value,
+                  "cudaLaunchCooperativeKernel is not supported by the CPU emulator through a void* variable: pass the "
+                  "kernel itself, cudaLaunchCooperativeKernel(kernel, grid, block, args, ...)");
+    return cudaErrorInvalidDeviceFunction;
 }

@@ -5,36 +5,36 @@
 #pragma once
 
 enum cudaFuncCache {
-  cudaFuncCachePreferNone = 0,
-  cudaFuncCachePreferShared = 1,
-  cudaFuncCachePreferL1 = 2,
-  cudaFuncCachePreferEqual = 3,
+    cudaFuncCachePreferNone = 0,
+    cudaFuncCachePreferShared = 1,
+    cudaFuncCachePreferL1 = 2,
+    cudaFuncCachePreferEqual = 3,
 };
 enum cudaSharedMemConfig {
-  cudaSharedMemBankSizeDefault = 0,
-  cudaSharedMemBankSizeFourByte = 1,
-  cudaSharedMemBankSizeEightByte = 2,
+    cudaSharedMemBankSizeDefault = 0,
+    cudaSharedMemBankSizeFourByte = 1,
+    cudaSharedMemBankSizeEightByte = 2,
 };
 enum cudaLimit {
-  cudaLimitStackSize = 0x00,
-  cudaLimitPrintfFifoSize = 0x01,
-  cudaLimitMallocHeapSize = 0x02,
-  cudaLimitDevRuntimeSyncDepth = 0x03,
-  cudaLimitDevRuntimePendingLaunchCount = 0x04,
-  cudaLimitMaxL2FetchGranularity = 0x05,
-  cudaLimitPersistingL2CacheSize = 0x06,
+    cudaLimitStackSize = 0x00,
+    cudaLimitPrintfFifoSize = 0x01,
+    cudaLimitMallocHeapSize = 0x02,
+    cudaLimitDevRuntimeSyncDepth = 0x03,
+    cudaLimitDevRuntimePendingLaunchCount = 0x04,
+    cudaLimitMaxL2FetchGranularity = 0x05,
+    cudaLimitPersistingL2CacheSize = 0x06,
 };
 enum cudaMemoryType {
-  cudaMemoryTypeUnregistered = 0,
-  cudaMemoryTypeHost = 1,
-  cudaMemoryTypeDevice = 2,
-  cudaMemoryTypeManaged = 3,
+    cudaMemoryTypeUnregistered = 0,
+    cudaMemoryTypeHost = 1,
+    cudaMemoryTypeDevice = 2,
+    cudaMemoryTypeManaged = 3,
 };
 struct cudaPointerAttributes {
-  cudaMemoryType type;
-  int device;
-  void* devicePointer;
-  void* hostPointer;
+    cudaMemoryType type;
+    int device;
+    void* devicePointer;
+    void* hostPointer;
 };
 typedef void (*cudaHostFn_t)(void* user_data);
 typedef void (*cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void* user_data);
@@ -62,5 +62,5 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t call
 
 template <class T>
 inline cudaError_t cudaFuncSetCacheConfig(T* func, cudaFuncCache config) {
-  return cudaFuncSetCacheConfig(reinterpret_cast<const void*>(func), config);
+    return cudaFuncSetCacheConfig(reinterpret_cast<const void*>(func), config);
 }

@@ -18,13 +18,13 @@ inline unsigned long long ullmin(unsigned long long a, unsigned long long b) { r
 inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
 
 // For each width: min/max of (U, U), (S, U) and (U, S), computed in the unsigned type U
-#define CUDAEMU_MINMAX_MIXED(S, U)                                                      \
-  inline U min(U a, U b) { return a < b ? a : b; }                                      \
-  inline U min(S a, U b) { return min(static_cast<U>(a), b); }                          \
-  inline U min(U a, S b) { return min(a, static_cast<U>(b)); }                          \
-  inline U max(U a, U b) { return a > b ? a : b; }                                      \
-  inline U max(S a, U b) { return max(static_cast<U>(a), b); }                          \
-  inline U max(U a, S b) { return max(a, static_cast<U>(b)); }
+#define CUDAEMU_MINMAX_MIXED(S, U)                               \
+    inline U min(U a, U b) { return a < b ? a : b; }             \
+    inline U min(S a, U b) { return min(static_cast<U>(a), b); } \
+    inline U min(U a, S b) { return min(a, static_cast<U>(b)); } \
+    inline U max(U a, U b) { return a > b ? a : b; }             \
+    inline U max(S a, U b) { return max(static_cast<U>(a), b); } \
+    inline U max(U a, S b) { return max(a, static_cast<U>(b)); }
 CUDAEMU_MINMAX_MIXED(int, unsigned int)
 CUDAEMU_MINMAX_MIXED(long, unsigned long)
 CUDAEMU_MINMAX_MIXED(long long, unsigned long long)

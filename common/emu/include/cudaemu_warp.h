@@ -7,13 +7,13 @@
 // never tail calls: the runtime tells collectives apart by their return address (the line of the call)
 #define CUDAEMU_WARP_FN __attribute__((not_tail_called))
 
-#define CUDAEMU_SHFL(T)                                                                              \
-  CUDAEMU_WARP_FN T __shfl_sync(unsigned int mask, T var, int src_lane, int width = 32);             \
-  CUDAEMU_WARP_FN T __shfl_up_sync(unsigned int mask, T var, unsigned int delta, int width = 32);    \
-  CUDAEMU_WARP_FN T __shfl_down_sync(unsigned int mask, T var, unsigned int delta, int width = 32);  \
-  CUDAEMU_WARP_FN T __shfl_xor_sync(unsigned int mask, T var, int lane_mask, int width = 32);        \
-  CUDAEMU_WARP_FN unsigned int __match_any_sync(unsigned int mask, T value);                         \
-  CUDAEMU_WARP_FN unsigned int __match_all_sync(unsigned int mask, T value, int* pred);
+#define CUDAEMU_SHFL(T)                                                                               \
+    CUDAEMU_WARP_FN T __shfl_sync(unsigned int mask, T var, int src_lane, int width = 32);            \
+    CUDAEMU_WARP_FN T __shfl_up_sync(unsigned int mask, T var, unsigned int delta, int width = 32);   \
+    CUDAEMU_WARP_FN T __shfl_down_sync(unsigned int mask, T var, unsigned int delta, int width = 32); \
+    CUDAEMU_WARP_FN T __shfl_xor_sync(unsigned int mask, T var, int lane_mask, int width = 32);       \
+    CUDAEMU_WARP_FN unsigned int __match_any_sync(unsigned int mask, T value);                        \
+    CUDAEMU_WARP_FN unsigned int __match_all_sync(unsigned int mask, T value, int* pred);
 CUDAEMU_SHFL(int)
 CUDAEMU_SHFL(unsigned int)
 CUDAEMU_SHFL(long)
@@ -44,9 +44,27 @@ CUDAEMU_WARP_FN int __syncthreads_or(int predicate);
 
 namespace cudaemu {
 enum WarpOp : int {
-  kWarpSync, kShflIdx, kShflUp, kShflDown, kShflXor, kBallot, kAny, kAll, kMatchAny, kMatchAll, kReduceAddS,
-  kReduceMinS, kReduceMaxS, kReduceAddU, kReduceMinU, kReduceMaxU, kReduceAnd, kReduceOr, kReduceXor, kActivemask,
-  kTileSync,  // a rendezvous of a cooperative-groups tile of several warps (cooperative_groups.h)
+    kWarpSync,
+    kShflIdx,
+    kShflUp,
+    kShflDown,
+    kShflXor,
+    kBallot,
+    kAny,
+    kAll,
+    kMatchAny,
+    kMatchAll,
+    kReduceAddS,
+    kReduceMinS,
+    kReduceMaxS,
+    kReduceAddU,
+    kReduceMinU,
+    kReduceMaxU,
+    kReduceAnd,
+    kReduceOr,
+    kReduceXor,
+    kActivemask,
+    kTileSync,  // a rendezvous of a cooperative-groups tile of several warps (cooperative_groups.h)
 };
 // For cooperative groups (header code): the same collectives, with the caller's source location passed explicitly.
 void warp_shuffle(int op, unsigned int mask, const void* in, void* out, unsigned int size, int arg, int width,
