@@ -139,7 +139,7 @@ struct CourseReporter : doctest::IReporter {
     void report_query(const doctest::QueryData&) override {}
     void test_run_start() override {}
     void test_run_end(const doctest::TestRunStats& stats) override {
-        out_ << "\n" << (passed_ + failed_) << " tests: " << passed_ << " passed, " << failed_ << " failed";
+        out_ << (passed_ + failed_) << " tests: " << passed_ << " passed, " << failed_ << " failed";
         if (stats.numTestCases > passed_ + failed_)
             out_ << ", " << (stats.numTestCases - passed_ - failed_) << " not run";
         out_ << (failed_ ? "" : " — all pass") << "\n";
