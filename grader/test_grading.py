@@ -521,7 +521,8 @@ def check_handout(t, tmp):
         short = lab.split("-")[0]
         proc = subprocess.run(["make", short, "BACKEND=emu"], capture_output=True, text=True, cwd=course, env=env)
         out = outputs[short] = proc.stdout + proc.stderr
-        t.check(proc.returncode != 0 and "elements are wrong" in out and "8 tests: 0 passed" in out,
+        t.check(proc.returncode != 0 and "elements are wrong" in out and
+                bool(re.search(r"\d+ tests: 0 passed", out)),
                 "handout: make %s builds the skeleton, fails its tests with the first wrong element, exits non-zero"
                 % short, out[-2000:])
     with open(os.path.join(course, "README.md")) as f:
