@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "harness.h"
@@ -23,10 +24,15 @@ int main(int argc, char** argv) {
         printf("width=%d: the kernel failed: %s (%s)\n", width, cudaGetErrorName(e), cudaGetErrorString(e));
         return 1;
     }
-    if (!run.diagnostics.empty()) {  // the emulator's report is above, on stderr
+    if (!run.diagnostics.empty()) {
+        // The emulator's report is on stderr, or, under `make labN` (CUDAEMU_QUIET), in the tests' report above.
+        const std::string& first = run.diagnostics.front();
         printf(
-            "width=%d: the emulator found %zu error%s in the kernel (above): its results mean nothing until %s fixed\n",
+            "width=%d: the emulator found %zu error%s in the kernel (%s; %s): its results mean nothing "
+            "until %s fixed\n",
             width, run.diagnostics.size(), run.diagnostics.size() == 1 ? "" : "s",
+            first.substr(0, first.find(':')).c_str(),
+            std::getenv("CUDAEMU_QUIET") ? "see the tests above" : "reported above",
             run.diagnostics.size() == 1 ? "it is" : "they are");
         return 1;
     }

@@ -136,6 +136,20 @@ struct CourseReporter : doctest::IReporter {
         return std::regex_search(line, m, location) ? kind + " at " + m.str() : line;
     }
 
+    // An emulator finding (an indented line) in `failure` that has not been printed yet.
+    bool has_new_finding(const std::string& failure) const {
+        std::istringstream lines(failure);
+        for (std::string line; std::getline(lines, line);) {
+            const size_t indent = line.find_first_not_of(' ');
+            if (indent == 0 || indent == std::string::npos) continue;
+            std::string body = line.substr(indent);
+            const std::string also = "the emulator also found ";
+            if (body.rfind(also, 0) == 0) body = body.substr(also.size());
+            if (body.rfind("... and ", 0) != 0 && !shown_.count(finding_key(body))) return true;
+        }
+        return false;
+    }
+
     void report_query(const doctest::QueryData&) override {}
     void test_run_start() override {}
     void test_run_end(const doctest::TestRunStats& stats) override {
@@ -155,9 +169,22 @@ struct CourseReporter : doctest::IReporter {
     void test_case_end(const doctest::CurrentTestCaseStats& stats) override {
         const bool ok = stats.testCaseSuccess && failures_.empty();
         (ok ? passed_ : failed_)++;
-        out_ << "  " << (ok ? "pass  " : "FAIL  ") << name_ << "\n";
+        out_ << "  " << (ok ? "pass  " : "FAIL  ") << name_;
+        // a check that is only judged for a correct kernel (harness.cpp) failed because correctness did: one line
+        static const std::string not_judged = " only judged for a correct kernel, and this one is not: ";
+        if (!failures_.empty() && failures_.front().find(not_judged) != std::string::npos) {
+            out_ << " — not judged: the kernel's results are wrong (see correctness)\n";
+            out_.flush();
+            return;
+        }
+        out_ << "\n";
         std::vector<std::string> said;
+        int more = 0;  // later failures of this test that show nothing new (another size with the same fault)
         for (const std::string& f : failures_) {
+            if (&f != &failures_.front() && !has_new_finding(f)) {
+                ++more;
+                continue;
+            }
             std::istringstream lines(f);
             for (std::string line; std::getline(lines, line);) {
                 size_t indent = line.find_first_not_of(' ');
@@ -180,6 +207,9 @@ struct CourseReporter : doctest::IReporter {
                 said.push_back(body);
             }
         }
+        if (more && !said.empty())
+            said.back() += more == 1 ? " (one more size fails the same way)"
+                                     : " (" + std::to_string(more) + " more sizes fail the same way)";
         for (const std::string& line : said) out_ << "        " << line << "\n";
         out_.flush();
     }

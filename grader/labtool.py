@@ -115,7 +115,7 @@ def gpu_status():
     if not shutil.which("nvcc"):
         return False, "nvcc is not on the PATH"
     if not shutil.which("nvidia-smi"):
-        return False, "no NVIDIA driver (nvidia-smi not found)"
+        return False, "no NVIDIA driver: nvidia-smi not found"
     proc = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True)
     if proc.returncode != 0 or "GPU" not in proc.stdout:
         return False, "nvidia-smi finds no GPU"
@@ -123,6 +123,14 @@ def gpu_status():
 
 
 def choose_backend(requested):
+    backend, why = choose_backend_saying_why(requested)
+    if why:
+        say("backend: %s (%s)" % ("GPU" if backend == "gpu" else "CPU emulator", why))
+    return backend
+
+
+def choose_backend_saying_why(requested):
+    """(backend, why): why is empty when `requested` chose it, else what was found ('no NVIDIA driver ...')."""
     if requested:
         if requested not in ("gpu", "emu"):
             raise SystemExit("labtool: BACKEND must be gpu or emu, not '%s'" % requested)
@@ -130,10 +138,9 @@ def choose_backend(requested):
             ok, reason = gpu_status()
             if not ok:
                 raise SystemExit("labtool: BACKEND=gpu but no GPU is usable: %s" % reason)
-        return requested
+        return requested, ""
     ok, reason = gpu_status()
-    say("backend: %s" % ("GPU (%s)" % reason if ok else "CPU emulator (%s; BACKEND=gpu|emu to choose)" % reason))
-    return "gpu" if ok else "emu"
+    return ("gpu", reason) if ok else ("emu", "%s; BACKEND=gpu|emu to choose" % reason)
 
 
 def newer(target, sources):
@@ -461,7 +468,7 @@ def cmd_lab(args):
     kernel = args.kernel or os.path.join("labs", lab, "kernel.cu")
     if not os.path.isfile(kernel):
         raise SystemExit("labtool: no kernel file '%s'" % kernel)
-    backend = choose_backend(args.backend)
+    backend, why = choose_backend_saying_why(args.backend)
     backends = [backend] if backend == "emu" else ["gpu", "emu"]  # traffic and safety always on the emulator
     ok = True
     for b in backends:
@@ -473,14 +480,16 @@ def cmd_lab(args):
             say("labtool: %s did not build" % kernel)
             return 1
         title = "on the GPU" if b == "gpu" else "on the CPU emulator"
-        say("== %s: tests %s" % (lab, title))
+        say("== %s: tests %s%s" % (lab, title, " (%s)" % why if why and b == backend else ""))
         proc = subprocess.run([bins["tests"]] + (["--test-suite-exclude=correctness"] if len(backends) > 1 and
                                                   b == "emu" else []), env=test_env())
         ok = ok and proc.returncode == 0
         if b == backend and "demo" in bins:
             say("== %s: demo" % lab)
             demo_args = DEMO_ARGS.get(lab, DEFAULT_DEMO_ARGS)
-            ok = subprocess.run([bins["demo"]] + demo_args, env=test_env()).returncode == 0 and ok
+            # the emulator's findings are in the tests' report above: the demo only names them
+            demo_env = dict(test_env(), CUDAEMU_QUIET="1")
+            ok = subprocess.run([bins["demo"]] + demo_args, env=demo_env).returncode == 0 and ok
     return 0 if ok else 1
 
 
@@ -515,7 +524,7 @@ def cmd_pitfall(args):
     failed = subprocess.run([bins["tests"]], env=test_env()).returncode != 0
     if "demo" in bins:
         say("== %s: demo" % lab)
-        subprocess.run([bins["demo"]] + DEMO_ARGS.get(lab, DEFAULT_DEMO_ARGS), env=test_env())
+        subprocess.run([bins["demo"]] + DEMO_ARGS.get(lab, DEFAULT_DEMO_ARGS), env=dict(test_env(), CUDAEMU_QUIET="1"))
     if not failed:
         say("labtool: the pitfall %s passed every test: it no longer shows its bug" % pit.name)
         return 1

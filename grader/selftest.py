@@ -149,12 +149,15 @@ def check_catalogue(t, work):
 
 # What `make lab3` shows a student for three classic mistakes: the whole test program runs (a failed CUDA_CHECK
 # ends one test, not the run) and ends with a summary; the race report says where the missing barrier goes, and the
-# two missing barriers read differently; each finding is printed once in full; the whole report stays short.
+# two missing barriers read differently; each finding is printed once in full (the demo only names it); a check not
+# judged because correctness failed takes one line, and so does another size failing the same way; the whole report
+# stays under 25 lines.
 STUDENT_REPORTS = {
     "lab3/grid_rounded_down.cu": ["8 tests: 0 passed, 8 failed", "was refused with cudaErrorInvalidValue",
                                   "CUDA_CHECK(cudaGetLastError()) failed", "the launch shown above again"],
     "lab3/missing_first_barrier.cu": ["8 tests: 0 passed", "A __syncthreads() after :36 and before :41",
-                                      "the race shown above again"],
+                                      "the race shown above again", "(one more size fails the same way)",
+                                      "— not judged: the kernel's results are wrong", "(race; see the tests above)"],
     "lab3/missing_second_barrier.cu": ["8 tests: ", "at the end of the loop body, before the loop comes back to :29",
                                        "the race shown above again"],
 }
@@ -170,7 +173,7 @@ def check_student_reports(t):
         lines = [line for line in out.splitlines() if line.strip()]
         missing = [w for w in words if w not in out]
         full = sum(1 for line in lines if ": race on shared memory" in line or "was refused with" in line)
-        t.check(proc.returncode != 0 and not missing and len(lines) <= 40 and full <= 3,
+        t.check(proc.returncode != 0 and not missing and len(lines) < 25 and full <= 1,
                 "make %s KERNEL=%s: one summary, the fix named, findings not repeated (%d lines)" %
                 (lab.split("-")[0], name, len(lines)),
                 "missing: %s; findings printed in full: %d\n%s" % (missing, full, out[:3000]))
