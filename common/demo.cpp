@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <string>
 #include <vector>
 
 #include "harness.h"
@@ -26,12 +25,10 @@ int main(int argc, char** argv) {
     }
     if (!run.diagnostics.empty()) {
         // The emulator's report is on stderr, or, under `make labN` (CUDAEMU_QUIET), in the tests' report above.
-        const std::string& first = run.diagnostics.front();
         printf(
             "width=%d: the emulator found %zu error%s in the kernel (%s; %s): its results mean nothing "
             "until %s fixed\n",
-            width, run.diagnostics.size(), run.diagnostics.size() == 1 ? "" : "s",
-            first.substr(0, first.find(':')).c_str(),
+            width, run.diagnostics.size(), run.diagnostics.size() == 1 ? "" : "s", run.diagnostic_kinds.front().c_str(),
             std::getenv("CUDAEMU_QUIET") ? "see the tests above" : "reported above",
             run.diagnostics.size() == 1 ? "it is" : "they are");
         return 1;

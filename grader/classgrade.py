@@ -50,8 +50,6 @@ ARCHIVE_MAX_BYTES = 50 << 20  # unpacked size of one student's archive
 ARCHIVE_MAX_FILES = 2000
 ARCHIVE_MAX_FILE_BYTES = 50 << 20  # the archive itself
 ARCHIVE_MAX_NAME = 1024       # bytes of one member's name (a GNU long-name or pax header included)
-STATUSES = ("graded", "empty", "bad-layout", "bad-archive", "unsafe-archive", "unsafe-submission", "duplicate",
-            "error")
 # Names in the output folder that are not students' (a student folder of that name is graded under another folder)
 RESERVED = {"gradebook.csv", "gradebook.csv.tmp", ".work", ".trusted", ".slurm", ".lock"}
 

@@ -62,7 +62,6 @@ WITHHELD = ("not awarded: traffic and memory safety points need every correctnes
 TEST_TIMEOUT_S = 120  # per test case, on top of the emulator's own CUDAEMU_TIMEOUT
 # A sandboxed lab's wall-clock budget for all its test cases together, however many there are
 LAB_WALL_S = int(os.environ.get("GRADE_LAB_WALL_S") or 900)
-COMMON_SOURCES = ["harness.cpp", "reference_gemm.cpp", "doctest_main.cpp", "demo.cpp"]
 
 
 def pristine_labs():
