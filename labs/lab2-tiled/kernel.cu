@@ -29,15 +29,22 @@ __global__ void matmul_tiled_kernel(const float* A, const float* B, float* C, in
     float sum = 0.0f;
     const int num_tiles = K / TILE_WIDTH;  // exact: K is a multiple of TILE_WIDTH in this lab
     for (int tile = 0; tile < num_tiles; ++tile) {
-        // TODO(student): load A[row][tile * TILE_WIDTH + tx] into As[ty][tx] (about 1 line)
-        // TODO(student): load B[tile * TILE_WIDTH + ty][col] into Bs[ty][tx] (about 1 line)
-        // TODO(student): wait until the whole block has loaded both tiles (about 1 line)
-        // TODO(student): add As[ty][k] * Bs[k][tx] to sum for k = 0 .. TILE_WIDTH-1 (about 3 lines)
-        // TODO(student): wait until every thread is done with these tiles, before the next
-        //                phase overwrites them (about 1 line)
+        // TODO(student): fill this phase's tiles. Every thread of the block puts exactly one element of A and one
+        //                of B into shared memory: the ones at its own (ty, tx) place in As and Bs. As must hold
+        //                the block's rows of A over this phase's slice of K, Bs the same slice of K over the
+        //                block's columns of B, so that the product of the two tiles is this phase's share of
+        //                the block's tile of C. Each element is read from global memory once per block, not
+        //                once per thread that needs it: that is the point of tiling (about 2 lines)
+        // TODO(student): no thread may read a tile before every thread of the block has written its element
+        //                into it; otherwise it reads another thread's slot before it is filled (about 1 line)
+        // TODO(student): add this phase's share of the dot product for C[row][col] to sum, reading only the
+        //                shared tiles: the thread's row of As against its column of Bs (about 3 lines)
+        // TODO(student): the next phase overwrites As and Bs; no thread may start its next loads while another
+        //                thread is still reading this phase's tiles (about 1 line)
     }
 
-    // TODO(student): store sum in C[row][col] (about 1 line)
+    // TODO(student): after the last phase sum is the whole dot product; each thread owns exactly one element of
+    //                C, at (row, col), and writes it (about 1 line)
 
     // Marks these names as used so this skeleton builds without warnings; delete it once your code uses them.
     unused(A, B, C, N, row, col, As, Bs, sum);

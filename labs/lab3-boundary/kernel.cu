@@ -27,21 +27,28 @@ __global__ void matmul_tiled_kernel(const float* A, const float* B, float* C, in
     const int col = blockIdx.x * TILE_WIDTH + tx;
 
     float sum = 0.0f;
-    // TODO(student): K / TILE_WIDTH drops the partial last tile when K is not a multiple of
-    //                TILE_WIDTH; count the phases with ceil_div instead (about 1 line)
+    // TODO(student): the loop must visit every column of A (every row of B), also the last few when K is not a
+    //                multiple of TILE_WIDTH; as written it stops one phase short for such K (about 1 line)
     const int num_tiles = K / TILE_WIDTH;
     for (int tile = 0; tile < num_tiles; ++tile) {
-        // TODO(student): load A[row][tile * TILE_WIDTH + tx] into As[ty][tx] when that element is
-        //                inside A, and 0.0f otherwise (about 6 lines)
-        // TODO(student): load B[tile * TILE_WIDTH + ty][col] into Bs[ty][tx] when that element is
-        //                inside B, and 0.0f otherwise (about 6 lines)
-        // TODO(student): wait until the whole block has loaded both tiles (about 1 line)
-        // TODO(student): add As[ty][k] * Bs[k][tx] to sum for k = 0 .. TILE_WIDTH-1 (about 3 lines)
-        // TODO(student): wait until every thread is done with these tiles, before the next
-        //                phase overwrites them (about 1 line)
+        // TODO(student): fill As as in lab 2, but the block's tile of A may now hang over A's bottom or right
+        //                edge. An element outside A is not yours to read (it belongs to another row, or to no
+        //                allocation at all); put a value in its slot that adds nothing to any dot product.
+        //                Every slot must still be written: the tile is shared, and an unwritten slot holds
+        //                whatever the last phase or block left there (about 6 lines)
+        // TODO(student): fill Bs the same way; B has its own bounds, different from A's (about 6 lines)
+        // TODO(student): no thread may read a tile before every thread of the block has written its element
+        //                into it (about 1 line)
+        // TODO(student): add this phase's share of the dot product to sum, reading only the shared tiles; the
+        //                padding makes a partial tile safe to use whole (about 3 lines)
+        // TODO(student): the next phase overwrites As and Bs; no thread may start its next loads while another
+        //                thread is still reading this phase's tiles. Every thread of the block must reach each
+        //                barrier, also the ones whose element of C is outside C (about 1 line)
     }
 
-    // TODO(student): store sum in C[row][col], only if that element is inside C (about 3 lines)
+    // TODO(student): write the result to the thread's element of C, but only if that element exists: edge blocks
+    //                have threads past C's last row or column, and their store would land in another row of C
+    //                or outside it (about 3 lines)
 
     // Marks these names as used so this skeleton builds without warnings; delete it once your code uses them.
     unused(A, B, C, M, N, row, col, As, Bs, sum);

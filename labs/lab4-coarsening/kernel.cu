@@ -41,19 +41,26 @@ __global__ void __launch_bounds__(THREADS)
     float sum[TM] = {};  // TM outputs in registers: every index is a compile-time constant after unrolling
     const int num_tiles = ceil_div(K, BK);
     for (int tile = 0; tile < num_tiles; ++tile) {
-        // TODO(student): load A[blockIdx.y * BM + a_ty][tile * BK + a_tx] into As[a_ty][a_tx] when that
-        //                element is inside A, and 0.0f otherwise (about 8 lines)
-        // TODO(student): load B[tile * BK + ty][col] into Bs[ty][tx] when that element is inside B, and 0.0f
-        //                otherwise (about 6 lines)
-        // TODO(student): wait until the whole block has loaded both tiles (about 1 line)
-        // TODO(student): for k = 0 .. BK-1, load Bs[k][tx] into a register once, then add
-        //                As[ty * TM + i][k] times it to sum[i] for i = 0 .. TM-1 (about 7 lines)
-        // TODO(student): wait until every thread is done with these tiles, before the next
-        //                phase overwrites them (about 1 line)
+        // TODO(student): fill As. It is BM×BK, not the block's shape, so the thread fills the slot (a_ty, a_tx)
+        //                given above: the element of A at that place in the block's rows of A and this phase's
+        //                slice of K. As in lab 3, a slot outside A gets a value that adds nothing, and every
+        //                slot is written (about 8 lines)
+        // TODO(student): fill Bs (BK×BN, the block's shape): the thread's slot is (ty, tx), from this phase's slice
+        //                of K and the block's columns of B; zero-filled outside B (about 6 lines)
+        // TODO(student): no thread may read a tile before every thread of the block has written its element
+        //                into it (about 1 line)
+        // TODO(student): add this phase's share to the thread's TM sums (rows first_row .. first_row+TM-1 of
+        //                column col). The TM dot products share one column of Bs: read each of its values from
+        //                shared memory once and reuse it from a register TM times, which is what makes this
+        //                kernel faster than lab 3's. Keep every index into sum a compile-time constant, so the
+        //                sums stay in registers (about 7 lines)
+        // TODO(student): the next phase overwrites As and Bs; no thread may start its next loads while another
+        //                thread is still reading this phase's tiles (about 1 line)
     }
 
-    // TODO(student): store sum[i] in C[first_row + i][col] for i = 0 .. TM-1, only for elements inside C
-    //                (about 6 lines)
+    // TODO(student): write the thread's TM results to their elements of C, each only if it lies inside C: rows
+    //                of an edge block can pass C's last row while the column is still inside, or the other
+    //                way round (about 6 lines)
 
     // Marks these names as used so this skeleton builds without warnings; delete it once your code uses them.
     unused(A, B, C, M, N, first_row, col, a_ty, a_tx, As, Bs, sum);

@@ -75,19 +75,28 @@ __global__ void __launch_bounds__(THREADS)
     for (int tile = 0; tile < num_tiles; ++tile) {
         const float4 a = load_float4<VECTOR>(A, blockIdx.y * BM + a_ty, tile * BK + a_tx, M, K);
         const float4 b = load_float4<VECTOR>(B, tile * BK + b_ty, blockIdx.x * BN + b_tx, K, N);
-        // TODO(student): store a transposed: a.x in As[a_tx][a_ty], a.y in As[a_tx + 1][a_ty], and so on
-        //                (about 4 lines)
-        // TODO(student): store b in Bs[b_ty][b_tx .. b_tx+3] with one float4 store (about 1 line)
-        // TODO(student): wait until the whole block has loaded both tiles (about 1 line)
-        // TODO(student): for k = 0 .. BK-1: load As[k][ty * TM + i] into a_reg[i] and Bs[k][tx * TN + j]
-        //                into b_reg[j], then add a_reg[i] * b_reg[j] to acc[i][j] for every i, j (about 12 lines)
-        // TODO(student): wait until every thread is done with these tiles, before the next
-        //                phase overwrites them (about 1 line)
+        // TODO(student): put a into As. a holds four consecutive elements of one row of A, columns a_tx .. a_tx+3
+        //                of this phase's slice, row a_ty of the block's rows; As is stored transposed (As[k][m]),
+        //                so the four go into four different rows of As, one column. That is what lets each
+        //                thread later read its TM values of A for one k side by side (about 4 lines)
+        // TODO(student): put b into Bs: four consecutive elements of row b_ty of the B tile, columns b_tx .. +3,
+        //                stored as they are, in one 16-byte store (about 1 line)
+        // TODO(student): no thread may read a tile before every thread of the block has written its element
+        //                into it (about 1 line)
+        // TODO(student): add this phase's share to the thread's TM×TN tile of C (rows ty*TM .., columns tx*TN ..
+        //                of the block tile). For each k, first read the TM values of A and the TN values of B
+        //                that the tile needs from shared memory into a_reg and b_reg, then make all TM·TN
+        //                multiply-adds from registers: TM+TN shared reads for TM·TN products (an outer product)
+        //                is this lab's gain over lab 4 (about 12 lines)
+        // TODO(student): the next phase overwrites As and Bs; no thread may start its next loads while another
+        //                thread is still reading this phase's tiles (about 1 line)
         unused(a, b);  // marks a and b as used so this skeleton builds without warnings; delete it
     }
 
-    // TODO(student): store acc[i][j] in C[first_row + i][first_col + j], only for elements inside C; on the
-    //                VECTOR path four at a time as one float4, otherwise one by one (about 20 lines)
+    // TODO(student): write the thread's TM×TN results to C at rows first_row .., columns first_col .., each only
+    //                if it lies inside C. On the VECTOR path, write each row's four consecutive results with one
+    //                16-byte store (its address is aligned there, and the four are all inside C or all outside);
+    //                otherwise one by one, each with its own bounds check (about 20 lines)
 
     // Marks these names as used so this skeleton builds without warnings; delete it once your code uses them.
     unused(C, first_row, first_col, As, Bs, acc, a_reg, b_reg);

@@ -114,9 +114,12 @@ __global__ void __launch_bounds__(THREADS, 2)
     const int tid = threadIdx.x;
     const int warp = tid / 32;
     const int lane = tid % 32;
-    // TODO(student): place the warp and the thread. The BN/WN warps of a row of warp tiles are numbered left to
-    //                right: warp_row = warp / (BN / WN), warp_col = warp % (BN / WN). Within a sub-tile the
-    //                lanes form a (WSUBM/TM) × (WSUBN/TN) grid, numbered the same way (about 4 lines)
+    // TODO(student): place the warp and the thread. The BM/WM × BN/WN warp tiles must cover the block tile with
+    //                every warp owning exactly one of them (warp_row, warp_col count warp tiles), and within a
+    //                sub-tile the warp's 32 lanes must cover the (WSUBM/TM) × (WSUBN/TN) grid of register tiles,
+    //                one lane each (thread_row, thread_col count register tiles). Number both row by row, so that
+    //                neighbouring lanes own neighbouring columns and a warp's shared reads of B are contiguous
+    //                (about 4 lines)
     const int warp_row = 0;
     const int warp_col = 0;
     const int thread_row = 0;
@@ -129,26 +132,31 @@ __global__ void __launch_bounds__(THREADS, 2)
     float b_reg[THREAD_N];               // row k of the thread's columns of B
 
     TileRegisters next;
-    // TODO(student): load tile 0 into next, store it in stage 0 (As[0], Bs[0]) and wait for the whole block
-    //                (about 3 lines)
+    // TODO(student): before the loop, stage 0 must hold tile 0 and every thread must see all of it: bring it
+    //                in through next with the given helpers (about 3 lines)
 
     const int num_tiles = ceil_div(K, BK);
     for (int tile = 0; tile < num_tiles; ++tile) {
         const int stage = tile % 2;
         const bool more = tile + 1 < num_tiles;  // the same for every thread: a barrier after it stays uniform
-        // TODO(student): if there is a next tile, start loading it into next now, before the math (about 1 line)
-        // TODO(student): for k = 0 .. BK-1: for each step wm, load As[stage][k][tile_row + wm * WSUBM .. +TM-1]
-        //                as float4s into a_reg[wm * TM ..]; for each step wn, Bs[stage][k][tile_col + wn * WSUBN
-        //                .. +TN-1] into b_reg[wn * TN ..]; then add a_reg[m] * b_reg[n] to acc[m][n] for every
-        //                m, n (about 25 lines)
-        // TODO(student): if there is a next tile, store next in the other stage (stage ^ 1); then wait for the
-        //                whole block (about 2 lines)
+        // TODO(student): start the next tile's global loads now, before the math, so that their latency is
+        //                hidden behind it; only if there is a next tile (about 1 line)
+        // TODO(student): add this phase's share (stage `stage`) to acc. For each k, read into a_reg the thread's
+        //                THREAD_M values of A: TM consecutive ones at each of the WMITER sub-tile steps, WSUBM
+        //                rows apart, starting at tile_row; likewise b_reg from B at tile_col, WSUBN columns
+        //                apart. Read them as float4s (TM and TN are multiples of 4), then make all
+        //                THREAD_M·THREAD_N multiply-adds from registers (about 25 lines)
+        // TODO(student): put the next tile into the other stage, which nobody reads in this phase, and make the
+        //                whole block wait before the next phase reads it. One barrier per phase is enough: it
+        //                also keeps this stage from being overwritten until every thread is done with it. The
+        //                barrier must be reached by all threads or by none (about 2 lines)
         unused(stage, more);  // marks these as used so this skeleton builds without warnings; delete it
     }
 
-    // TODO(student): store acc in C, as in lab 5: output (wm * TM + i, wn * TN + j) of this thread is
-    //                C[blockIdx.y * BM + tile_row + wm * WSUBM + i][blockIdx.x * BN + tile_col + wn * WSUBN + j];
-    //                only elements inside C; float4 stores on the VECTOR path (about 25 lines)
+    // TODO(student): write acc to C, as in lab 5. acc[wm * TM + i][wn * TN + j] is the output at row
+    //                tile_row + wm * WSUBM + i, column tile_col + wn * WSUBN + j of the block tile (the layout
+    //                the loads above gave it); only elements inside C, float4 stores on the VECTOR path
+    //                (about 25 lines)
 
     // Marks these names as used so this skeleton builds without warnings; delete it once your code uses them.
     unused(A, B, C, M, N, warp, lane, tile_row, tile_col, As, Bs, acc, a_reg, b_reg, next);
