@@ -1,6 +1,7 @@
 // harness.cpp — see harness.h.
 #include "harness.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -61,6 +62,30 @@ Problem random_problem(int M, int N, int K, uint32_t seed) {
     return p;
 }
 
+#ifdef CUDAEMU
+namespace {
+// The emulator's account of every launch since clear_launches(): traffic and findings.
+void collect_launches(Run& run) {
+    run.measured = true;
+    for (const cudaemu::LaunchReport& r : cudaemu::launches()) {
+        ++run.kernel_launches;
+        run.bytes_read += r.global_load_bytes;
+        run.bytes_written += r.global_store_bytes;
+        for (const cudaemu::AllocationTraffic& a : r.allocations)
+            if (a.name == "A" || a.name == "B") run.bytes_read_AB += a.load_bytes;
+        if (!r.refused.empty()) {
+            run.diagnostic_kinds.push_back("launch");
+            run.diagnostics.push_back("launch: " + r.refused);
+        }
+        for (const cudaemu::Diagnostic& d : r.diagnostics) {
+            run.diagnostic_kinds.push_back(d.kind);
+            run.diagnostics.push_back(d.kind + ": " + d.message);
+        }
+    }
+}
+}  // namespace
+#endif
+
 // Linked into every program that runs a lab through this harness: its CUDA_CHECK throws (lab_common.h).
 extern "C" void lab_cuda_check_throws() {}
 
@@ -97,22 +122,7 @@ Run run_matmul(const Problem& p, MatmulFn matmul) {
     }
     run.sync_error = cudaDeviceSynchronize();
 #ifdef CUDAEMU
-    run.measured = true;
-    for (const cudaemu::LaunchReport& r : cudaemu::launches()) {
-        ++run.kernel_launches;
-        run.bytes_read += r.global_load_bytes;
-        run.bytes_written += r.global_store_bytes;
-        for (const cudaemu::AllocationTraffic& a : r.allocations)
-            if (a.name == "A" || a.name == "B") run.bytes_read_AB += a.load_bytes;
-        if (!r.refused.empty()) {
-            run.diagnostic_kinds.push_back("launch");
-            run.diagnostics.push_back("launch: " + r.refused);
-        }
-        for (const cudaemu::Diagnostic& d : r.diagnostics) {
-            run.diagnostic_kinds.push_back(d.kind);
-            run.diagnostics.push_back(d.kind + ": " + d.message);
-        }
-    }
+    collect_launches(run);
     if (run.sync_error == cudaSuccess) {
         cudaemu::ElementCounts counts = cudaemu::element_counts(C);
         run.C_writes = counts.writes;
@@ -145,11 +155,44 @@ void append_diagnostics(std::string& out, const Run& run, const std::string& pre
         out += "\n  ... and " + std::to_string(run.diagnostics.size() - shown) + " more";
 }
 
+// A device buffer of the host flow that is not the size of any of the three matrices in bytes, said for a student;
+// "" if none (or not known: on a GPU).
+std::string buffer_size_problem(const Problem& p, const Run& run) {
+    const uint64_t a = uint64_t(p.M) * p.K, b = uint64_t(p.K) * p.N, c = uint64_t(p.M) * p.N;
+    for (const Run::DeviceBuffer& buf : run.device_buffers) {
+        const uint64_t n = buf.bytes;
+        if (n == a * 4 || n == b * 4 || n == c * 4) continue;
+        std::string message = buf.where + " allocated " + with_commas(n) + " bytes; ";
+        if (n == a || n == b || n == c)
+            return message + "that is the number of floats in " +
+                   (n == a   ? "A"
+                    : n == b ? "B"
+                             : "C") +
+                   ", and cudaMalloc counts bytes: ask for count * sizeof(float)";
+        return message + "A, B and C need " + with_commas(a * 4) + ", " + with_commas(b * 4) + " and " +
+               with_commas(c * 4) + " bytes (count * sizeof(float))";
+    }
+    return "";
+}
+
 // What went wrong with the run itself, if anything: the error codes and the emulator's diagnosis.
-std::string run_failure(const Run& run) {
+std::string run_failure(const Problem& p, const Run& run) {
     std::string out;
-    if (!run.cuda_check.empty())
-        out = run.cuda_check + " failed with " + error_text(run.launch_error) + ", so matmul() stopped there";
+    if (run.entry_missing)
+        out =
+            "your kernel.cu defines no " + run.entry + " (lab.h): lab 1's second part, the round trip from host memory";
+    else if (!run.cuda_check.empty()) {
+        out = run.cuda_check + " failed with " + error_text(run.launch_error) + ", so " + run.entry + " stopped there";
+        if (run.launch_error == cudaErrorInvalidValue && run.cuda_check.find("cudaMemcpy") != std::string::npos) {
+            const std::string sizes = buffer_size_problem(p, run);
+            out += sizes.empty() ? " (a copy must stay inside its allocation, and its last argument must match its "
+                                   "pointers: cudaMemcpyHostToDevice from the host's matrix to the device's)"
+                                 : ": " + sizes;
+        }
+    } else if (run.unchecked_error != cudaSuccess)
+        out = "a CUDA call in " + run.entry + " returned " + error_text(run.unchecked_error) +
+              " and no CUDA_CHECK caught it: wrap every CUDA call in CUDA_CHECK, so an error stops the function "
+              "where it happened";
     else if (run.launch_error != cudaSuccess)
         out = "the launch failed with " + error_text(run.launch_error) + " — check the grid and block sizes";
     else if (run.sync_error != cudaSuccess)
@@ -181,7 +224,7 @@ std::string constant_hint(const Problem& p, float got) {
 
 Verdict check_result(const Problem& p, const Run& run) {
     Verdict v;
-    if (std::string failure = run_failure(run); !failure.empty()) return {false, p.description + ": " + failure};
+    if (std::string failure = run_failure(p, run); !failure.empty()) return {false, p.description + ": " + failure};
     ReferenceGemm ref = reference_gemm(p.A, p.B, p.M, p.N, p.K);
     size_t wrong = 0, first = 0;
     for (size_t i = 0; i < run.C.size(); ++i) {
@@ -192,12 +235,16 @@ Verdict check_result(const Problem& p, const Run& run) {
         }
     }
     if (!wrong) return v;
-    char buf[512];
+    char buf[640];
     snprintf(buf, sizeof buf,
              "%s: %zu of %zu elements are wrong; the first is C[%zu][%zu] (row, col): got %.9g, want %.9g "
              "(tolerance %.3g)%s",
              p.description.c_str(), wrong, run.C.size(), first / p.N, first % p.N, double(run.C[first]), ref.C[first],
-             ref.tolerance[first], std::isnan(run.C[first]) ? " — NaN means your kernel never wrote it" : "");
+             ref.tolerance[first],
+             !std::isnan(run.C[first]) ? ""
+             : run.entry == "matmul()" ? " — NaN means your kernel never wrote it"
+                                       : " — NaN means nothing reached C there: the kernel never wrote it, or C "
+                                         "was not copied back after it ran");
     v.ok = false;
     v.message = buf;
     if (run.diagnostics.empty()) v.message += constant_hint(p, run.C[first]);  // a race can sum anything
@@ -270,7 +317,74 @@ Verdict check_clean(const Problem& p, const Run& run) {
     if (!run.measured) return {false, "memory safety is only checked on the emulator (BACKEND=emu)"};
     if (!run.diagnostics.empty() || run.launch_error != cudaSuccess || run.sync_error != cudaSuccess) {
         std::string out = p.description + ":";
-        if (run.diagnostics.empty()) out += " " + run_failure(run);
+        if (run.diagnostics.empty()) out += " " + run_failure(p, run);
+        append_diagnostics(out, run, "");
+        return {false, out};
+    }
+    if (Verdict r = check_result(p, run); !r.ok)
+        return {false, "memory safety is only judged for a correct kernel, and this one is not: " + r.message};
+    return {};
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Lab 1's host flow
+
+Run run_host_flow(const Problem& p, HostMatmulFn fn) {
+    Run run;
+    run.entry = "matmul_from_host()";
+    const size_t c_elems = size_t(p.M) * p.N, c_bytes = c_elems * sizeof(float);
+    run.C.assign(c_elems, std::numeric_limits<float>::quiet_NaN());
+    if (!fn) {  // lab 1's tests declare it weak: a kernel.cu without it still builds, and fails here
+        run.entry_missing = true;
+        return run;
+    }
+    cudaGetLastError();  // nothing left over from an earlier test
+    // Page-locked, as a program that copies a lot would use: a copy into it can run while the host goes on.
+    float* C = nullptr;
+    if (cudaError_t e = cudaMallocHost(&C, c_bytes); e != cudaSuccess) {
+        run.sync_error = e;
+        recover(e);
+        return run;
+    }
+    std::copy(run.C.begin(), run.C.end(), C);
+#ifdef CUDAEMU
+    const size_t allocations_before = cudaemu::device_allocations().size();
+    cudaemu::clear_launches();
+#endif
+    try {
+        fn(p.A.data(), p.B.data(), C, p.M, p.N, p.K);
+        run.unchecked_error = cudaGetLastError();
+    } catch (const CudaCheckFailure& f) {
+        cudaGetLastError();
+        run.launch_error = f.error;
+        run.cuda_check = std::string(f.file) + ":" + std::to_string(f.line) + ": CUDA_CHECK(" + f.expr + ")";
+    }
+    std::copy(C, C + c_elems, run.C.begin());  // what the caller finds in C when the function has returned
+    run.sync_error = cudaDeviceSynchronize();
+#ifdef CUDAEMU
+    collect_launches(run);
+    const std::vector<cudaemu::DeviceAllocation> all = cudaemu::device_allocations();
+    for (size_t i = allocations_before; i < all.size(); ++i)
+        run.device_buffers.push_back(
+            {all[i].bytes, all[i].freed,
+             all[i].file + ":" + std::to_string(all[i].line) + ": cudaMalloc(&" + all[i].name + ")"});
+#endif
+    cudaFreeHost(C);
+    recover(run.sync_error != cudaSuccess ? run.sync_error : run.launch_error);
+    return run;
+}
+
+Verdict check_host_flow_clean(const Problem& p, const Run& run) {
+    if (run.entry_missing) return {false, p.description + ": " + run_failure(p, run)};
+    if (!run.measured) return {false, "device buffers are only tracked on the emulator (BACKEND=emu)"};
+    if (std::string sizes = buffer_size_problem(p, run); !sizes.empty()) return {false, p.description + ": " + sizes};
+    for (const Run::DeviceBuffer& buf : run.device_buffers)
+        if (!buf.freed)
+            return {false, p.description + ": the " + with_commas(buf.bytes) + " bytes from " + buf.where +
+                               " were never freed: cudaFree every device buffer before returning (a program that "
+                               "calls the function in a loop would run out of GPU memory)"};
+    if (!run.diagnostics.empty()) {
+        std::string out = p.description + ":";
         append_diagnostics(out, run, "");
         return {false, out};
     }

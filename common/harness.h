@@ -43,11 +43,27 @@ struct Run {
     std::vector<uint32_t> B_reads;   // per element of B: the same
     std::vector<std::string> diagnostic_kinds;  // "race", "out-of-bounds", ...
     std::vector<std::string> diagnostics;       // one line each, with file:line
+    // run_host_flow only:
+    std::string entry = "matmul()";             // the student's function the run called
+    bool entry_missing = false;                 // the kernel.cu does not define it
+    cudaError_t unchecked_error = cudaSuccess;  // an error a CUDA call returned that no CUDA_CHECK caught
+    struct DeviceBuffer {
+        uint64_t bytes = 0;
+        bool freed = false;
+        std::string where;  // "kernel.cu:70: cudaMalloc(&d_A)"
+    };
+    std::vector<DeviceBuffer> device_buffers;  // what the function cudaMalloc'd (emulator only)
 };
 
 // Allocates A, B and C on the device, fills C with NaN, calls matmul, synchronises and copies C back.
 // After a kernel error the device is reset, so the next run starts clean.
 Run run_matmul(const Problem& p, MatmulFn matmul);
+
+// Lab 1's matmul_from_host: the same product on host pointers, the function doing the whole round trip.
+using HostMatmulFn = void (*)(const float* A, const float* B, float* C, int M, int N, int K);
+// Calls it with A and B in ordinary host memory and C in page-locked host memory filled with NaN; the Run's C is
+// what C holds when it returns. On the emulator it also lists the device memory the function allocated.
+Run run_host_flow(const Problem& p, HostMatmulFn fn);
 
 struct Verdict {
     bool ok = true;
@@ -62,5 +78,7 @@ Verdict check_reads_exactly(const Problem& p, const Run& run, uint64_t bytes, co
 Verdict check_written_once(const Problem& p, const Run& run);
 // No out-of-bounds access, race, divergent barrier or uninitialised shared read.
 Verdict check_clean(const Problem& p, const Run& run);
+// run_host_flow's function checked every CUDA call, sized each device buffer in bytes, freed every one, and was clean.
+Verdict check_host_flow_clean(const Problem& p, const Run& run);
 
 std::string with_commas(uint64_t n);  // 64704 -> "64,704"

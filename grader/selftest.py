@@ -29,6 +29,14 @@ CATALOGUE = {
     "lab1/missing_guard.cu": (ALL_SUITES, ["out-of-bounds", "bytes past its end"]),
     # confinement (grader/confine.py) must not refuse what a student debugging a kernel writes
     "lab1/assert_and_printf.cu": (set(), []),
+    # the host flow (matmul_from_host): each mistake named with its fix
+    "lab1/host_leak.cu": ({"memory safety"}, ["were never freed", "cudaFree every device buffer"]),
+    "lab1/host_wrong_direction.cu": (ALL_SUITES, ["cudaMemcpyDeviceToHost)) failed with cudaErrorInvalidValue",
+                                                  "its last argument must match its pointers"]),
+    "lab1/host_elements_not_bytes.cu": (ALL_SUITES, ["cudaMalloc(&d_A) allocated",
+                                                     "that is the number of floats in A, and cudaMalloc counts bytes"]),
+    "lab1/host_unchecked_calls.cu": (ALL_SUITES, ["no CUDA_CHECK caught it"]),
+    "lab1/no_host_flow.cu": (ALL_SUITES, ["defines no matmul_from_host()"]),
     # Without a barrier, the emulator's fibers run in an order that gives wrong sums, and the race is named.
     "lab2/missing_first_barrier.cu": (ALL_SUITES, ["race on shared memory",
                                                  "A __syncthreads() after :27 and before :31"]),

@@ -181,6 +181,14 @@ Allocation* registered_range(uintptr_t a, size_t size, Allocation** near) {
     return nullptr;
 }
 
+std::vector<DeviceAllocation> device_allocations() {
+    std::lock_guard<std::mutex> api(g_api_mutex);
+    std::vector<DeviceAllocation> out;
+    for (const auto& al : g_allocations)
+        if (al->kind == Allocation::Kind::kMalloc) out.push_back({al->bytes, !al->live, al->name, al->file, al->line});
+    return out;
+}
+
 void name_allocation(const void* device_ptr, const char* name) {
     std::lock_guard<std::mutex> api(g_api_mutex);
     if (Allocation* al = live_allocation_containing(device_ptr, 1)) al->name = name;

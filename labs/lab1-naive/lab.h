@@ -12,3 +12,8 @@
 // The launcher picks the grid and the block, launches the kernel and returns. It does not call
 // cudaDeviceSynchronize: the harness synchronises and checks for errors.
 void matmul(const float* A, const float* B, float* C, int M, int N, int K);
+
+// The same product with A, B and C in host memory (C may be page-locked): the whole round trip. It gives the
+// device its own copies of A and B and room for C, calls matmul on them, waits for the kernel, copies C back into
+// the caller's C and frees every device buffer it allocated, checking every CUDA call with CUDA_CHECK.
+void matmul_from_host(const float* A, const float* B, float* C, int M, int N, int K);

@@ -1329,6 +1329,33 @@ TEST_CASE("programs/streams.cu: streams run in issue order and give a correct pr
         contains(r.stats[4], "{\"name\": \"managed\", \"bytes\": 4000, \"load_bytes\": 4000, \"store_bytes\": 4000}"));
 }
 
+TEST_CASE(
+    "programs/memcpy_errors.cu: a reversed direction or a copy past an allocation's end is refused as on the H100") {
+    const Run r = run({program("memcpy_errors")});
+    INFO("stdout:\n", r.out, "stderr:\n", r.err);
+    REQUIRE(r.exit_code == 0);
+    const std::map<std::string, std::string> out = parse_output(r.out);
+    // what the H100 printed
+    const std::pair<const char*, const char*> want[] = {
+        {"host_to_device_reversed", "cudaErrorInvalidValue"},
+        {"last_error_after_reversed", "cudaErrorInvalidValue"},
+        {"last_error_again", "cudaSuccess"},
+        {"device_to_host_reversed", "cudaErrorInvalidValue"},
+        {"host_to_device_past_end", "cudaErrorInvalidValue"},
+        {"last_error_after_past_end", "cudaErrorInvalidValue"},
+        {"device_to_host_past_end", "cudaErrorInvalidValue"},
+        {"host_to_device_whole", "cudaSuccess"},
+        {"round_trip_values", "pass"},
+        {"free_twice", "cudaErrorInvalidValue"},
+    };
+    for (const auto& key_value : want) {
+        const std::string key = key_value.first;
+        CAPTURE(key);
+        CHECK(out.count(key) == 1);
+        if (out.count(key)) CHECK(out.at(key) == key_value.second);
+    }
+}
+
 TEST_CASE("a launch on a destroyed stream is refused with cudaErrorInvalidResourceHandle") {
     cudaStream_t stream;
     REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);

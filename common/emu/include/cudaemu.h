@@ -58,4 +58,15 @@ ElementCounts element_counts(const void* device_ptr);
 void reset_element_counts(const void* device_ptr);
 void name_allocation(const void* device_ptr, const char* name);
 
+// Device memory from cudaMalloc, every allocation since the program started, freed or not, oldest first: what host
+// code allocated, where, and whether it gave it back.
+struct DeviceAllocation {
+    size_t bytes = 0;
+    bool freed = false;
+    std::string name;  // the pointer expression given to cudaMalloc: "d_A"
+    std::string file;  // where cudaMalloc was called
+    int line = 0;
+};
+std::vector<DeviceAllocation> device_allocations();
+
 }  // namespace cudaemu

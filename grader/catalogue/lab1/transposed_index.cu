@@ -35,3 +35,33 @@ void matmul(const float* A, const float* B, float* C, int M, int N, int K) {
     matmul_naive_kernel<<<grid, block>>>(A, B, C, M, N, K);
     CUDA_CHECK(cudaGetLastError());
 }
+
+// ----------------------------------------------------------------------------
+// host flow: the round trip from the caller's host matrices to its C
+
+void matmul_from_host(const float* A, const float* B, float* C, int M, int N, int K) {
+    // cudaMalloc and cudaMemcpy count bytes, not elements
+    const size_t bytes_A = size_t(M) * K * sizeof(float);
+    const size_t bytes_B = size_t(K) * N * sizeof(float);
+    const size_t bytes_C = size_t(M) * N * sizeof(float);
+    float* d_A = nullptr;
+    float* d_B = nullptr;
+    float* d_C = nullptr;
+    CUDA_CHECK(cudaMalloc(&d_A, bytes_A));
+    CUDA_CHECK(cudaMalloc(&d_B, bytes_B));
+    CUDA_CHECK(cudaMalloc(&d_C, bytes_C));
+
+    // C needs no copy in: the kernel writes every element of it
+    CUDA_CHECK(cudaMemcpy(d_A, A, bytes_A, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_B, B, bytes_B, cudaMemcpyHostToDevice));
+
+    // the launcher checks the launch; an error inside the kernel only surfaces when the host waits for it
+    matmul(d_A, d_B, d_C, M, N, K);
+    CUDA_CHECK(cudaDeviceSynchronize());
+
+    CUDA_CHECK(cudaMemcpy(C, d_C, bytes_C, cudaMemcpyDeviceToHost));
+
+    CUDA_CHECK(cudaFree(d_A));
+    CUDA_CHECK(cudaFree(d_B));
+    CUDA_CHECK(cudaFree(d_C));
+}
