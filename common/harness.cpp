@@ -183,6 +183,14 @@ std::string run_failure(const Problem& p, const Run& run) {
             "your kernel.cu defines no " + run.entry + " (lab.h): lab 1's second part, the round trip from host memory";
     else if (!run.cuda_check.empty()) {
         out = run.cuda_check + " failed with " + error_text(run.launch_error) + ", so " + run.entry + " stopped there";
+        const bool kernel_error = run.launch_error == cudaErrorIllegalAddress ||
+                                  run.launch_error == cudaErrorMisalignedAddress ||
+                                  run.launch_error == cudaErrorLaunchFailure;
+        if (kernel_error && run.cuda_check.find("cudaMemcpy") != std::string::npos)
+            out +=
+                ". That error is the kernel's: the copy back was the first call to wait for it. Wait for the kernel "
+                "with cudaDeviceSynchronize and check it right after the launch, so that an error is reported "
+                "where it happened";
         if (run.launch_error == cudaErrorInvalidValue && run.cuda_check.find("cudaMemcpy") != std::string::npos) {
             const std::string sizes = buffer_size_problem(p, run);
             out += sizes.empty() ? " (a copy must stay inside its allocation, and its last argument must match its "
@@ -378,6 +386,10 @@ Verdict check_host_flow_clean(const Problem& p, const Run& run) {
     if (run.entry_missing) return {false, p.description + ": " + run_failure(p, run)};
     if (!run.measured) return {false, "device buffers are only tracked on the emulator (BACKEND=emu)"};
     if (std::string sizes = buffer_size_problem(p, run); !sizes.empty()) return {false, p.description + ": " + sizes};
+    // a function a failed CUDA_CHECK stopped has not reached its cudaFree calls: no leak to report
+    if (std::string failure = run_failure(p, run); !failure.empty())
+        return {false, "memory safety is only judged for a correct kernel, and this one is not: " + p.description +
+                           ": " + failure};
     for (const Run::DeviceBuffer& buf : run.device_buffers)
         if (!buf.freed)
             return {false, p.description + ": the " + with_commas(buf.bytes) + " bytes from " + buf.where +
