@@ -191,6 +191,10 @@ std::string run_failure(const Problem& p, const Run& run) {
                 ". That error is the kernel's: the copy back was the first call to wait for it. Wait for the kernel "
                 "with cudaDeviceSynchronize and check it right after the launch, so that an error is reported "
                 "where it happened";
+        if (run.entry != "matmul()" && run.cuda_check.find("cudaGetLastError") != std::string::npos)
+            out +=
+                " — cudaGetLastError returns the error of the latest call that failed, not only the launch's: a "
+                "call before it that no CUDA_CHECK checked may be the one";
         if (run.launch_error == cudaErrorInvalidValue && run.cuda_check.find("cudaMemcpy") != std::string::npos) {
             const std::string sizes = buffer_size_problem(p, run);
             out += sizes.empty() ? " (a copy must stay inside its allocation, and its last argument must match its "

@@ -35,7 +35,8 @@ CATALOGUE = {
                                                   "its last argument must match its pointers"]),
     "lab1/host_elements_not_bytes.cu": (ALL_SUITES, ["cudaMalloc(&d_A) allocated",
                                                      "that is the number of floats in A, and cudaMalloc counts bytes"]),
-    "lab1/host_unchecked_calls.cu": (ALL_SUITES, ["no CUDA_CHECK caught it"]),
+    "lab1/host_unchecked_calls.cu": (ALL_SUITES, ["returned cudaErrorInvalidValue (invalid argument) and no "
+                                                  "CUDA_CHECK caught it"]),
     "lab1/no_host_flow.cu": (ALL_SUITES, ["defines no matmul_from_host()"]),
     "lab1/host_no_wait.cu": (ALL_SUITES, ["out-of-bounds", "the copy back was the first call to wait for it"]),
     # Without a barrier, the emulator's fibers run in an order that gives wrong sums, and the race is named.

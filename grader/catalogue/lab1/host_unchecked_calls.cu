@@ -1,6 +1,7 @@
-// Grader catalogue, lab 1, known WRONG: matmul_from_host checks no CUDA call, and copies C back in the wrong direction.
-// Bug: without CUDA_CHECK the refused copy of C (cudaMemcpyHostToDevice from device memory into the
-// caller's host memory: cudaErrorInvalidValue) goes unnoticed, and the function returns as if all went well.
+// Grader catalogue, lab 1, known WRONG: the file checks no CUDA call, and copies A and B in the wrong direction.
+// Bug: without CUDA_CHECK the refused copies of A and B (cudaMemcpyDeviceToHost from the caller's ordinary host
+// memory: cudaErrorInvalidValue) go unnoticed; the kernel multiplies whatever the fresh buffers held, and the
+// function returns as if all went well.
 // Expected diagnosis: correctness (C never came back: NaN) and memory safety (a CUDA call returned cudaErrorInvalidValue and no CUDA_CHECK caught it).
 //
 // Build: nvcc -arch=sm_90 -I common -I labs/lab1-naive -c grader/catalogue/lab1/host_unchecked_calls.cu
@@ -34,7 +35,7 @@ void matmul(const float* A, const float* B, float* C, int M, int N, int K) {
     dim3 block(BLOCK_WIDTH, BLOCK_WIDTH);
     dim3 grid(ceil_div(N, BLOCK_WIDTH), ceil_div(M, BLOCK_WIDTH));  // x covers columns, y covers rows
     matmul_naive_kernel<<<grid, block>>>(A, B, C, M, N, K);
-    CUDA_CHECK(cudaGetLastError());  // a bad launch configuration shows up here, not in the kernel
+    // (no check of the launch either)
 }
 
 // ----------------------------------------------------------------------------
@@ -53,14 +54,13 @@ void matmul_from_host(const float* A, const float* B, float* C, int M, int N, in
     CUDA_CHECK(cudaMalloc(&d_C, bytes_C));
 
     // C needs no copy in: the kernel writes every element of it
-    CUDA_CHECK(cudaMemcpy(d_A, A, bytes_A, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(d_B, B, bytes_B, cudaMemcpyHostToDevice));
+    cudaMemcpy(d_A, A, bytes_A, cudaMemcpyDeviceToHost);
+    cudaMemcpy(d_B, B, bytes_B, cudaMemcpyDeviceToHost);
 
-    // the launcher checks the launch; an error inside the kernel only surfaces when the host waits for it
     matmul(d_A, d_B, d_C, M, N, K);
     cudaDeviceSynchronize();
 
-    cudaMemcpy(C, d_C, bytes_C, cudaMemcpyHostToDevice);
+    cudaMemcpy(C, d_C, bytes_C, cudaMemcpyDeviceToHost);
 
     cudaFree(d_A);
     cudaFree(d_B);

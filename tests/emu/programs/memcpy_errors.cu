@@ -37,6 +37,39 @@ int main() {
     print_error("round_trip_out", cudaMemcpy(back.data(), d_full, bytes, cudaMemcpyDeviceToHost));
     print_compare("round_trip_values", back, host);
 
+    // page-locked host memory is known to the runtime: a reversed direction between it and device memory
+    float* pinned = nullptr;
+    CHECK(cudaMallocHost(&pinned, bytes));
+    for (int i = 0; i < n; ++i) pinned[i] = -2.0f;
+    std::vector<float> pinned_values(n);
+    print_error("pinned_host_to_device_reversed", cudaMemcpy(pinned, d_full, bytes, cudaMemcpyHostToDevice));
+    cudaGetLastError();
+    pinned_values.assign(pinned, pinned + n);
+    print_compare("pinned_after_reversed_copy_out", pinned_values, host);  // d_full holds 1.5 everywhere
+    for (int i = 0; i < n; ++i) pinned[i] = -2.0f;
+    print_error("pinned_device_to_host_reversed", cudaMemcpy(d_full, pinned, bytes, cudaMemcpyDeviceToHost));
+    cudaGetLastError();
+    print_error("pinned_check_out", cudaMemcpy(back.data(), d_full, bytes, cudaMemcpyDeviceToHost));
+    print_compare("device_after_reversed_copy_in", back, std::vector<float>(n, -2.0f));
+    print_error("pinned_device_to_device", cudaMemcpy(pinned, d_full, bytes, cudaMemcpyDeviceToDevice));
+    cudaGetLastError();
+    print_error("pinned_host_to_host", cudaMemcpy(pinned, host.data(), bytes, cudaMemcpyHostToHost));
+    cudaGetLastError();
+    print_error("pageable_device_to_device", cudaMemcpy(back.data(), d_full, bytes, cudaMemcpyDeviceToDevice));
+    cudaGetLastError();
+    print_error("free_pinned", cudaFreeHost(pinned));
+
+    // managed memory is reachable from both sides as well
+    float* managed = nullptr;
+    CHECK(cudaMallocManaged(&managed, bytes));
+    print_error("managed_host_to_device_reversed", cudaMemcpy(managed, d_full, bytes, cudaMemcpyHostToDevice));
+    cudaGetLastError();
+    print_error("managed_device_to_host_reversed", cudaMemcpy(d_full, managed, bytes, cudaMemcpyDeviceToHost));
+    cudaGetLastError();
+    print_error("managed_from_pageable_device_to_device", cudaMemcpy(managed, host.data(), bytes, cudaMemcpyDeviceToDevice));
+    cudaGetLastError();
+    print_error("free_managed", cudaFree(managed));
+
     print_error("free_small", cudaFree(d_small));
     print_error("free_full", cudaFree(d_full));
     print_error("free_twice", cudaFree(d_full));
