@@ -73,6 +73,16 @@ void collect_launches(Run& run) {
         run.bytes_written += r.global_store_bytes;
         for (const cudaemu::AllocationTraffic& a : r.allocations)
             if (a.name == "A" || a.name == "B") run.bytes_read_AB += a.load_bytes;
+        for (const cudaemu::LineTraffic& l : r.line_loads) {
+            if (l.allocation != "A" && l.allocation != "B") continue;
+            const std::string where = l.file + ":" + std::to_string(l.line);
+            auto same = [&](const Run::LineReads& x) { return x.matrix == l.allocation && x.where == where; };
+            auto it = std::find_if(run.AB_line_reads.begin(), run.AB_line_reads.end(), same);
+            if (it == run.AB_line_reads.end())
+                run.AB_line_reads.push_back({l.allocation, where, l.load_bytes});
+            else
+                it->bytes += l.load_bytes;
+        }
         if (!r.refused.empty()) {
             run.diagnostic_kinds.push_back("launch");
             run.diagnostics.push_back("launch: " + r.refused);
@@ -273,18 +283,26 @@ Verdict check_reads(const Problem& p, const Run& run, uint64_t bytes, const std:
     bool ok = exact ? run.bytes_read_AB == bytes : run.bytes_read_AB <= bytes;
     if (ok) return {};
     // which matrix: how many times the kernel read each of its elements, on average
-    auto per_matrix = [](const char* name, const std::vector<uint32_t>& reads) {
+    // which matrix: how many times the kernel read each of its elements, on average, and from which lines
+    auto per_matrix = [&run](const char* name, const std::vector<uint32_t>& reads) {
         uint64_t loads = 0;
         for (uint32_t r : reads) loads += r;
         char buf[128];
-        snprintf(buf, sizeof buf, "%s %s bytes (each element %.1f times)", name,
+        snprintf(buf, sizeof buf, "%s: %s bytes (each element %.1f times", name,
                  with_commas(loads * sizeof(float)).c_str(),
                  reads.empty() ? 0.0 : double(loads) / double(reads.size()));
-        return std::string(buf);
+        std::string out = buf;
+        std::vector<Run::LineReads> lines;
+        for (const Run::LineReads& l : run.AB_line_reads)
+            if (l.matrix == name) lines.push_back(l);
+        std::stable_sort(lines.begin(), lines.end(), [](const auto& a, const auto& b) { return a.bytes > b.bytes; });
+        for (size_t i = 0; i < lines.size(); ++i)
+            out += (i ? ", " : "; ") + with_commas(lines[i].bytes) + " at " + lines[i].where;
+        return out + ")";
     };
     return {false, p.description + ": your kernel read " + with_commas(run.bytes_read_AB) + " bytes of A and B; " +
                        kernel_kind + " reads " + (exact ? "exactly " : "at most ") + with_commas(bytes) + ". " +
-                       per_matrix("A:", run.A_reads) + ", " + per_matrix("B:", run.B_reads)};
+                       per_matrix("A", run.A_reads) + "; " + per_matrix("B", run.B_reads)};
 }
 
 }  // namespace

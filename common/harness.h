@@ -41,6 +41,12 @@ struct Run {
     std::vector<int64_t> C_writer;   // per element of C: linear index of the block that stored it last, -1 if none
     std::vector<uint32_t> A_reads;   // per element of A: how many kernel loads touched it
     std::vector<uint32_t> B_reads;   // per element of B: the same
+    struct LineReads {
+        std::string matrix;  // "A" or "B"
+        std::string where;   // "kernel.cu:36"
+        uint64_t bytes = 0;
+    };
+    std::vector<LineReads> AB_line_reads;       // global bytes loaded from A and B per source line, most first
     std::vector<std::string> diagnostic_kinds;  // "race", "out-of-bounds", ...
     std::vector<std::string> diagnostics;       // one line each, with file:line
     // run_host_flow only:

@@ -107,8 +107,38 @@ uint32_t* counter_array(size_t words) {
 
 namespace {
 // Counts a kernel's access to [a, a + size), which lies inside `al`.
+inline size_t line_slot(uintptr_t pc, int alloc) {
+    return ((pc >> 2) ^ (pc >> 9) ^ size_t(alloc) * 7) & (Worker::kLineSlots - 1);
+}
+
+// The first load of a (source access, allocation) pair in this launch, or one whose slot another pair holds.
+__attribute__((noinline)) void count_line_load_slow(Worker* w, uintptr_t pc, int alloc, size_t size) {
+    size_t slot = line_slot(pc, alloc);
+    for (size_t probe = 0; probe < Worker::kLineSlots; ++probe, slot = (slot + 1) & (Worker::kLineSlots - 1)) {
+        Worker::LineLoads& e = w->line_loads[slot];
+        if (e.pc == pc && e.alloc == alloc) {
+            e.bytes += size;
+            return;
+        }
+        if (e.pc == 0) {
+            e = {pc, alloc, size};
+            return;
+        }
+    }
+    w->line_loads_full = true;
+}
+
+// Adds a load's bytes to its (source access, allocation) slot.
+__attribute__((always_inline)) inline void count_line_load(Worker* w, uintptr_t pc, int alloc, size_t size) {
+    Worker::LineLoads& e = w->line_loads[line_slot(pc, alloc)];
+    if (__builtin_expect(e.pc == pc && e.alloc == alloc, 1))
+        e.bytes += size;
+    else
+        count_line_load_slow(w, pc, alloc, size);
+}
+
 __attribute__((always_inline)) inline void count_global(Worker* w, Fiber* f, Allocation* al, uintptr_t a, size_t size,
-                                                        bool store) {
+                                                        bool store, uintptr_t pc) {
     size_t first = (a - al->base) >> 2, last = (a + size - 1 - al->base) >> 2;
     if (store) {
         w->global_store += size;
@@ -126,6 +156,7 @@ __attribute__((always_inline)) inline void count_global(Worker* w, Fiber* f, All
         w->global_load += global_bytes;
         f->load_bytes += global_bytes;
         w->alloc_load[al->id] += size;
+        count_line_load(w, pc, al->id, size);
         uint32_t*& reads = al->reads[w->index];
         if (__builtin_expect(!reads, 0)) reads = counter_array(al->words);
         for (size_t i = first; i <= last; ++i) reads[i]++;
@@ -143,7 +174,7 @@ __attribute__((noinline)) void global_access(uintptr_t a, size_t size, bool stor
     if (g_abort_kernel.load(std::memory_order_relaxed)) abort_for_timeout(*w);
     Allocation* al = allocation_at(a);
     if (!al || !al->live || a < al->base || a + size > al->base + al->bytes) out_of_bounds(*w, a, size, store, pc);
-    count_global(w, f, al, a, size, store);
+    count_global(w, f, al, a, size, store, pc);
 }
 
 bool registered_access(Worker& w, uintptr_t a, size_t size, bool store, uintptr_t pc) {
@@ -152,7 +183,7 @@ bool registered_access(Worker& w, uintptr_t a, size_t size, bool store, uintptr_
     Allocation* al = registered_range(a, size, &near);
     if (al) {
         if (g_abort_kernel.load(std::memory_order_relaxed)) abort_for_timeout(w);
-        count_global(&w, w.current, al, a, size, store);
+        count_global(&w, w.current, al, a, size, store, pc);
         return true;
     }
     // The kernel's arguments are read from the launching thread's stack, next to the launch's closure: not an

@@ -198,6 +198,23 @@ void finish_report(LaunchReport& r, const std::vector<Worker*>& workers) {
             }
         }
     }
+    // global loads by source line: the workers' (access, allocation) slots, added up per line
+    std::map<std::pair<uintptr_t, int>, uint64_t> by_access;
+    for (Worker* w : workers)
+        for (const Worker::LineLoads& e : w->line_loads)
+            if (e.pc) by_access[{e.pc, e.alloc}] += e.bytes;
+    std::vector<uintptr_t> access_pcs;
+    for (const auto& [key, bytes] : by_access) access_pcs.push_back(key.first);
+    symbolize(access_pcs);
+    std::map<std::tuple<std::string, int, int>, uint64_t> by_line;
+    for (const auto& [key, bytes] : by_access) {
+        const SourceLocation l = location_of(key.first);
+        by_line[{l.file, l.line, key.second}] += bytes;
+    }
+    for (const auto& [key, bytes] : by_line)
+        r.line_loads.push_back({std::get<0>(key), std::get<1>(key), g_allocations[std::get<2>(key)]->name, bytes});
+    std::stable_sort(r.line_loads.begin(), r.line_loads.end(),
+                     [](const LineTraffic& a, const LineTraffic& b) { return a.load_bytes > b.load_bytes; });
     for (size_t i = 0; i < g_allocations.size(); ++i) {
         if (load[i] || store[i])
             r.allocations.push_back({g_allocations[i]->name, g_allocations[i]->bytes, load[i], store[i]});

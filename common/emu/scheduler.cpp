@@ -302,6 +302,8 @@ void begin_launch(Worker& w, Launch& L) {
     w.max_thread_load = w.max_thread_store = 0;
     w.alloc_load.assign(g_allocations.size(), 0);
     w.alloc_store.assign(g_allocations.size(), 0);
+    std::fill(std::begin(w.line_loads), std::end(w.line_loads), Worker::LineLoads{});
+    w.line_loads_full = false;
     w.diags.clear();
     w.cross_warp_races.clear();
     w.first_fatal_block = UINT64_MAX;

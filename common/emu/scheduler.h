@@ -123,6 +123,16 @@ struct Worker {
     uint64_t global_load = 0, global_store = 0, shared_load = 0, shared_store = 0;
     uint64_t max_thread_load = 0, max_thread_store = 0;
     std::vector<uint64_t> alloc_load, alloc_store;
+    // Global bytes loaded per (source access, allocation): a small open-addressed table, for the report's per-line
+    // traffic. A launch with more distinct pairs than it holds keeps the first ones (line_loads_full says so).
+    struct LineLoads {
+        uintptr_t pc = 0;
+        int alloc = -1;
+        uint64_t bytes = 0;
+    };
+    static constexpr size_t kLineSlots = 256;
+    LineLoads line_loads[kLineSlots];
+    bool line_loads_full = false;
     std::map<std::tuple<int, uintptr_t, uintptr_t>, RawDiag> diags;
     std::set<uintptr_t> cross_warp_races;  // barriers after which threads of two warps raced (report.cpp)
     uint64_t first_fatal_block = UINT64_MAX;

@@ -564,6 +564,17 @@ TEST_CASE("naive matmul reads 2·M·N·K floats: K of A and K of B per thread, n
     CHECK(r.allocations[2].load_bytes == 0);
     CHECK(r.allocations[2].store_bytes == 1ull * M * N * sizeof(float));
 
+    // global loads by source line and allocation: both matrices are read on the dot product's line
+    REQUIRE(r.line_loads.size() == 2);
+    for (const cudaemu::LineTraffic& l : r.line_loads) {
+        CAPTURE(l.allocation);
+        CHECK(contains(l.file, "kernels.cu"));
+        CHECK(l.line == 93);
+        CHECK(l.load_bytes == 1ull * M * N * K * sizeof(float));
+    }
+    CHECK(r.line_loads[0].allocation == "d_A");
+    CHECK(r.line_loads[1].allocation == "d_B");
+
     std::vector<float> C(M * N);
     REQUIRE(cudaMemcpy(C.data(), d_C, C.size() * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess);
     CHECK(matmul_mismatch(A, B, C, M, N, K) == "");

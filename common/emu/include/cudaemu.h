@@ -26,6 +26,14 @@ struct AllocationTraffic {
     uint64_t store_bytes = 0;
 };
 
+// Global bytes one source line loaded from one allocation.
+struct LineTraffic {
+    std::string file;
+    int line = 0;
+    std::string allocation;  // as in AllocationTraffic
+    uint64_t load_bytes = 0;
+};
+
 struct LaunchReport {
     std::string kernel;
     dim3 grid, block;
@@ -38,6 +46,7 @@ struct LaunchReport {
     uint64_t max_thread_load_bytes = 0;          // global bytes loaded by the busiest thread
     uint64_t max_thread_store_bytes = 0;         // global bytes stored by the busiest thread
     std::vector<AllocationTraffic> allocations;  // allocations the kernel touched, in allocation order
+    std::vector<LineTraffic> line_loads;         // global loads by source line and allocation, most bytes first
     std::vector<Diagnostic> diagnostics;         // in a deterministic order
     // A launch a GPU refuses (the error is cudaGetLastError()'s): why, with the grid, the block and the rule broken.
     // Not printed: the program gets the error code, as on a GPU; the course's harness shows it to the student.
