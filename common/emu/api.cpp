@@ -28,6 +28,7 @@ const Config& config() {
         if (const char* s = getenv("CUDAEMU_TIMEOUT"); s && atof(s) > 0) c.timeout_s = atof(s);
         if (const char* s = getenv("CUDAEMU_STATS"); s && *s) c.stats_path = s;
         if (const char* s = getenv("CUDAEMU_QUIET"); s && *s && strcmp(s, "0") != 0) c.quiet = true;
+        if (const char* s = getenv("CUDAEMU_REQUESTS"); s && *s && strcmp(s, "0") != 0) c.requests = true;
         if (const char* s = getenv("CUDAEMU_STACK_KB"); s && atoi(s) >= 16) c.stack_bytes = size_t(atoi(s)) * 1024;
         return c;
     }();

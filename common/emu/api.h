@@ -15,6 +15,7 @@ struct Config {
     std::string stats_path;
     bool quiet = false;
     size_t stack_bytes = 128 * 1024;
+    bool requests = false;  // CUDAEMU_REQUESTS: count warp-level requests from the start (cudaemu::count_requests)
 };
 const Config& config();
 

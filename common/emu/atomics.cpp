@@ -15,8 +15,8 @@ namespace {
 
 void count_atomic(uintptr_t a, size_t size, uintptr_t pc) {
     if (a - g_arena_base < g_arena_size) {
-        global_access(a, size, false, pc);
-        global_access(a, size, true, pc);
+        global_access(a, size, false, pc, 0);
+        global_access(a, size, true, pc, 0);
     } else if (Worker* w = tls_worker; w && w->current && a - w->shared_lo < w->shared_size) {
         w->shared_load += size;
         w->shared_store += size;
@@ -27,7 +27,7 @@ void count_atomic(uintptr_t a, size_t size, uintptr_t pc) {
                 w->shadow_words[word].write_epoch = w->block_first_epoch;
         }
     } else if (w && w->current && !g_registered.empty()) {  // w: the worker found above
-        if (registered_access(*w, a, size, false, pc)) registered_access(*w, a, size, true, pc);
+        if (registered_access(*w, a, size, false, pc, 0)) registered_access(*w, a, size, true, pc, 0);
     }
 }
 

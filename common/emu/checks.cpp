@@ -21,6 +21,7 @@
 #include "api.h"
 #include "async.h"
 #include "memory.h"
+#include "requests.h"
 #include "scheduler.h"
 #include "symbols.h"
 
@@ -137,8 +138,12 @@ __attribute__((always_inline)) inline void count_line_load(Worker* w, uintptr_t 
         count_line_load_slow(w, pc, alloc, size);
 }
 
+// `request`: 0 for an atomic's read and write (not part of a warp-level request); for a load or store instruction
+// the alignment its callback asked for (1 when none; more than `size` for the first piece of a vector).
 __attribute__((always_inline)) inline void count_global(Worker* w, Fiber* f, Allocation* al, uintptr_t a, size_t size,
-                                                        bool store, uintptr_t pc) {
+                                                        bool store, uintptr_t pc, size_t request) {
+    if (request && (store || al->global_mask))  // a __constant__ load is not a global request
+        warp_request(*w, store ? kGlobalStore : kGlobalLoad, pc, al->id, a, static_cast<uint8_t>(size), request);
     size_t first = (a - al->base) >> 2, last = (a + size - 1 - al->base) >> 2;
     if (store) {
         w->global_store += size;
@@ -164,7 +169,7 @@ __attribute__((always_inline)) inline void count_global(Worker* w, Fiber* f, All
 }
 }  // namespace
 
-__attribute__((noinline)) void global_access(uintptr_t a, size_t size, bool store, uintptr_t pc) {
+__attribute__((noinline)) void global_access(uintptr_t a, size_t size, bool store, uintptr_t pc, size_t request) {
     Worker* w = tls_worker;
     Fiber* f = w ? w->current : nullptr;
     if (!f) {
@@ -174,16 +179,16 @@ __attribute__((noinline)) void global_access(uintptr_t a, size_t size, bool stor
     if (g_abort_kernel.load(std::memory_order_relaxed)) abort_for_timeout(*w);
     Allocation* al = allocation_at(a);
     if (!al || !al->live || a < al->base || a + size > al->base + al->bytes) out_of_bounds(*w, a, size, store, pc);
-    count_global(w, f, al, a, size, store, pc);
+    count_global(w, f, al, a, size, store, pc, request);
 }
 
-bool registered_access(Worker& w, uintptr_t a, size_t size, bool store, uintptr_t pc) {
+bool registered_access(Worker& w, uintptr_t a, size_t size, bool store, uintptr_t pc, size_t request) {
     if (a - reinterpret_cast<uintptr_t>(w.stacks) < w.stack_stride * w.fibers.size()) return false;  // a stack
     Allocation* near = nullptr;
     Allocation* al = registered_range(a, size, &near);
     if (al) {
         if (g_abort_kernel.load(std::memory_order_relaxed)) abort_for_timeout(w);
-        count_global(&w, w.current, al, a, size, store, pc);
+        count_global(&w, w.current, al, a, size, store, pc, request);
         return true;
     }
     // The kernel's arguments are read from the launching thread's stack, next to the launch's closure: not an
@@ -334,8 +339,10 @@ __attribute__((noinline)) void shared_access_bytes(Worker& w, size_t offset, siz
 
 // Every shared access that is not the common case: past the end of the shared memory in use (clamped), while an
 // asynchronous copy into shared memory is in flight, or not whole aligned words.
-__attribute__((noinline)) void shared_access_slow(Worker& w, size_t offset, size_t size, bool store, uintptr_t pc) {
+__attribute__((noinline)) void shared_access_slow(Worker& w, size_t offset, size_t size, bool store, uintptr_t pc,
+                                                  size_t align) {
     const uint16_t tid = static_cast<uint16_t>(w.current->linear);
+    warp_request(w, store ? kSharedStore : kSharedLoad, pc, -1, offset, static_cast<uint8_t>(size), align);
     if (offset + size > w.shared_size) size = w.shared_size - offset;
     (store ? w.shared_store : w.shared_load) += size;
     if (__builtin_expect(w.async_words_pending != 0, 0)) async_in_flight_access(w, offset, size, store, pc);
@@ -353,17 +360,18 @@ __attribute__((noinline)) void shared_access_slow(Worker& w, size_t offset, size
 
 // The common case inline: whole aligned words inside the shared memory in use, no copy in flight. `size` is the
 // callback's constant, so the loop over words unrolls.
-__attribute__((always_inline)) inline void shared_access(Worker& w, uintptr_t a, size_t size, bool store,
-                                                         uintptr_t pc) {
+__attribute__((always_inline)) inline void shared_access(Worker& w, uintptr_t a, size_t size, bool store, uintptr_t pc,
+                                                         size_t align) {
     if (g_abort_kernel.load(std::memory_order_relaxed)) abort_for_timeout(w);
     const size_t offset = a - w.shared_lo;
     if (__builtin_expect(offset + size - 1 - w.dynamic_limit < w.dynamic_slack, 0))
         dynamic_shared_out_of_bounds(w, offset, size, store, pc);
     if (__builtin_expect((offset + size > w.shared_size) | (w.async_words_pending != 0) | ((offset | size) & 3), 0)) {
-        shared_access_slow(w, offset, size, store, pc);
+        shared_access_slow(w, offset, size, store, pc, align);
         return;
     }
     (store ? w.shared_store : w.shared_load) += size;
+    warp_request(w, store ? kSharedStore : kSharedLoad, pc, -1, offset, static_cast<uint8_t>(size), align);
     const uint16_t tid = static_cast<uint16_t>(w.current->linear);
     for (size_t word = offset / 4, end = word + size / 4; word < end; ++word) {
         if (__builtin_expect(w.split[word], 0))
@@ -405,15 +413,15 @@ __attribute__((always_inline)) inline void on_access(uintptr_t a, size_t size, b
                                                      size_t align = 0) {
     if (__builtin_expect(align > 1 && (a & (align - 1)), 0)) misaligned(a, align, store, pc);
     if (a - g_arena_base < g_arena_size) {
-        global_access(a, size, store, pc);
+        global_access(a, size, store, pc, align ? align : 1);
         return;
     }
     Worker* w = tls_worker;
     if (w && w->current) {
         if (a - w->shared_lo < w->shared_size)
-            shared_access(*w, a, size, store, pc);
+            shared_access(*w, a, size, store, pc, align ? align : 1);
         else if (__builtin_expect(!g_registered.empty(), 0))
-            registered_access(*w, a, size, store, pc);
+            registered_access(*w, a, size, store, pc, align ? align : 1);
     }
 }
 
@@ -457,11 +465,13 @@ void __sanitizer_cov_pcs_init(const uintptr_t*, const uintptr_t*) {}
 
 // emucc turns llvm.memcpy/memmove/memset in instrumented code (struct copies) into these, so they count too, and
 // passes the alignment the compiler gave the pointers.
-// n bytes at p as the pieces of up to 16 bytes a GPU would move them in, each aligned to min(align, the piece's
+// n bytes at p as the pieces a GPU would move them in: as wide as the alignment allows, up to 16 bytes (a struct of
+// four floats aligned to 4 moves as four 4-byte loads, a float4 as one), each aligned to min(align, the piece's
 // largest power-of-two factor).
 static void count_pieces(const void* p, size_t n, bool store, size_t align, uintptr_t pc) {
-    for (size_t i = 0; i < n; i += 16) {
-        const size_t piece = std::min<size_t>(16, n - i);
+    const size_t step = std::min<size_t>(16, std::max<size_t>(1, align));
+    for (size_t i = 0; i < n; i += step) {
+        const size_t piece = std::min<size_t>(step, n - i);
         on_access(reinterpret_cast<uintptr_t>(p) + i, piece, store, pc, std::min(align, piece & (~piece + 1)));
     }
 }

@@ -12,11 +12,13 @@ struct Worker;
 
 // Counts and bounds-checks an access to the device arena (ends the block on an out-of-bounds access); from host
 // code, warns once per source line.
-void global_access(uintptr_t a, size_t size, bool store, uintptr_t pc);
+// `request`: 0 for an atomic's read and write, which are no part of a warp-level load or store request; else the
+// alignment the access needs (1: none), which says whether it is the first piece of a vector.
+void global_access(uintptr_t a, size_t size, bool store, uintptr_t pc, size_t request = 1);
 // The same for host memory registered with cudaHostRegister (outside the arena): true if [a, a + size) lies in a
 // registration (counted), false for memory that is none of the emulator's (a stack); ends the block when the
 // access is just outside a registration.
-bool registered_access(Worker& w, uintptr_t a, size_t size, bool store, uintptr_t pc);
+bool registered_access(Worker& w, uintptr_t a, size_t size, bool store, uintptr_t pc, size_t request = 1);
 // At the end of a barrier interval: reads of shared bytes no thread had written are uninitialised reads, unless
 // another thread wrote them in the same interval (then they were one side of a race, already reported).
 void judge_pending_reads(Worker& w);

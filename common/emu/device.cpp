@@ -52,8 +52,8 @@ template <class T, class Op>
 static T atomic_rmw(T* address, T value, uintptr_t pc, Op op) {
     uintptr_t a = reinterpret_cast<uintptr_t>(address);
     if (a - g_arena_base < g_arena_size) {
-        global_access(a, sizeof(T), false, pc);
-        global_access(a, sizeof(T), true, pc);
+        global_access(a, sizeof(T), false, pc, 0);
+        global_access(a, sizeof(T), true, pc, 0);
     } else if (Worker* w = tls_worker; w && w->current && a - w->shared_lo < w->shared_size) {
         w->shared_load += sizeof(T);
         w->shared_store += sizeof(T);
@@ -63,7 +63,7 @@ static T atomic_rmw(T* address, T value, uintptr_t pc, Op op) {
         else
             w->shadow_words[word].write_epoch = w->block_first_epoch;
     } else if (w && w->current && !g_registered.empty()) {  // w: the worker found above
-        if (registered_access(*w, a, sizeof(T), false, pc)) registered_access(*w, a, sizeof(T), true, pc);
+        if (registered_access(*w, a, sizeof(T), false, pc, 0)) registered_access(*w, a, sizeof(T), true, pc, 0);
     }
     return op(address, value);
 }

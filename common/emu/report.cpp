@@ -10,6 +10,7 @@
 
 #include "api.h"
 #include "memory.h"
+#include "requests.h"
 #include "scheduler.h"
 #include "symbols.h"
 
@@ -134,6 +135,23 @@ std::string worded_races(const std::vector<const RawDiag*>& group, uint64_t coun
 
 }  // namespace
 
+namespace {
+
+// The warp-level figures of the stats line, when they were counted.
+std::string requests_keys(const LaunchReport& r) {
+    if (!r.requests_counted) return "";
+    return ", \"global_load_requests\": " + std::to_string(r.global_load_requests) +
+           ", \"global_load_sectors\": " + std::to_string(r.global_load_sectors) +
+           ", \"global_store_requests\": " + std::to_string(r.global_store_requests) +
+           ", \"global_store_sectors\": " + std::to_string(r.global_store_sectors) +
+           ", \"shared_load_requests\": " + std::to_string(r.shared_load_requests) +
+           ", \"shared_load_wavefronts\": " + std::to_string(r.shared_load_wavefronts) +
+           ", \"shared_store_requests\": " + std::to_string(r.shared_store_requests) +
+           ", \"shared_store_wavefronts\": " + std::to_string(r.shared_store_wavefronts);
+}
+
+}  // namespace
+
 void write_stats_line(const LaunchReport& r) {
     if (config().stats_path.empty()) return;
     std::string line = "{\"kernel\": " + json_string(r.kernel) + ", \"grid\": [" + std::to_string(r.grid.x) + ", " +
@@ -146,13 +164,28 @@ void write_stats_line(const LaunchReport& r) {
                        ", \"shared_store_bytes\": " + std::to_string(r.shared_store_bytes) +
                        ", \"constant_load_bytes\": " + std::to_string(r.constant_load_bytes) +
                        ", \"max_thread_load_bytes\": " + std::to_string(r.max_thread_load_bytes) +
-                       ", \"max_thread_store_bytes\": " + std::to_string(r.max_thread_store_bytes) +
+                       ", \"max_thread_store_bytes\": " + std::to_string(r.max_thread_store_bytes) + requests_keys(r) +
                        ", \"allocations\": [";
     for (size_t i = 0; i < r.allocations.size(); ++i) {
         const AllocationTraffic& a = r.allocations[i];
         line += (i ? ", " : "") + std::string("{\"name\": ") + json_string(a.name) +
                 ", \"bytes\": " + std::to_string(a.bytes) + ", \"load_bytes\": " + std::to_string(a.load_bytes) +
-                ", \"store_bytes\": " + std::to_string(a.store_bytes) + "}";
+                ", \"store_bytes\": " + std::to_string(a.store_bytes) +
+                (r.requests_counted ? ", \"load_requests\": " + std::to_string(a.load_requests) +
+                                          ", \"load_sectors\": " + std::to_string(a.load_sectors) +
+                                          ", \"store_requests\": " + std::to_string(a.store_requests) +
+                                          ", \"store_sectors\": " + std::to_string(a.store_sectors)
+                                    : std::string()) +
+                "}";
+    }
+    if (r.requests_counted) line += "], \"lines\": [";
+    for (size_t i = 0; i < r.line_requests.size(); ++i) {
+        const LineRequests& l = r.line_requests[i];
+        line += (i ? ", " : "") + std::string("{\"file\": ") + json_string(l.file) +
+                ", \"line\": " + std::to_string(l.line) + ", \"space\": " + (l.shared ? "\"shared\"" : "\"global\"") +
+                ", \"op\": " + (l.store ? "\"store\"" : "\"load\"") + ", \"allocation\": " + json_string(l.allocation) +
+                ", \"requests\": " + std::to_string(l.requests) + ", \"" + (l.shared ? "wavefronts" : "sectors") +
+                "\": " + std::to_string(l.sectors) + ", \"ideal\": " + std::to_string(l.ideal) + "}";
     }
     line += "], \"errors\": [";
     for (size_t i = 0; i < r.diagnostics.size(); ++i) {
@@ -170,6 +203,57 @@ void write_stats_line(const LaunchReport& r) {
     fputs(line.c_str(), f);
     fclose(f);
 }
+
+namespace {
+
+// The workers' warp-level requests, added up per launch and per source line into `r`; returned: per allocation (only
+// its request and sector counts set).
+std::vector<AllocationTraffic> add_requests(LaunchReport& r, const std::vector<Worker*>& workers) {
+    std::map<std::pair<uint64_t, int>, RequestCounts> sites;
+    for (Worker* w : workers) {
+        if (!w->requests || !w->count_requests) continue;
+        r.requests_counted = true;
+        for (const auto& [site, c] : w->requests->sites) {
+            RequestCounts& t = sites[{site.key, site.alloc}];
+            t.requests += c.requests, t.units += c.units, t.ideal += c.ideal, t.bytes += c.bytes;
+            t.size = std::max(t.size, c.size);
+        }
+    }
+    std::vector<AllocationTraffic> per_alloc(g_allocations.size());
+    std::vector<uintptr_t> pcs;
+    for (const auto& [site, c] : sites) pcs.push_back(static_cast<uintptr_t>(site.first >> 2));
+    symbolize(pcs);
+    std::map<std::tuple<std::string, int, int, int>, LineRequests> lines;  // (file, line, kind, allocation)
+    for (const auto& [site, c] : sites) {
+        const int kind = static_cast<int>(site.first & 3);
+        const bool shared = kind == kSharedLoad || kind == kSharedStore;
+        const bool store = kind == kGlobalStore || kind == kSharedStore;
+        if (!shared && site.second >= 0) {
+            AllocationTraffic& a = per_alloc[site.second];
+            (store ? a.store_requests : a.load_requests) += c.requests;
+            (store ? a.store_sectors : a.load_sectors) += c.units;
+        }
+        uint64_t* totals[4][2] = {{&r.global_load_requests, &r.global_load_sectors},
+                                  {&r.global_store_requests, &r.global_store_sectors},
+                                  {&r.shared_load_requests, &r.shared_load_wavefronts},
+                                  {&r.shared_store_requests, &r.shared_store_wavefronts}};
+        *totals[kind][0] += c.requests;
+        *totals[kind][1] += c.units;
+        const SourceLocation l = location_of(static_cast<uintptr_t>(site.first >> 2));
+        LineRequests& out = lines[{l.file, l.line, kind, shared ? -1 : site.second}];
+        out.file = l.file;
+        out.line = l.line;
+        out.shared = shared;
+        out.store = store;
+        if (!shared && site.second >= 0) out.allocation = g_allocations[site.second]->name;
+        out.requests += c.requests, out.sectors += c.units, out.ideal += c.ideal, out.bytes += c.bytes;
+        out.access_bytes = std::max(out.access_bytes, c.size);
+    }
+    for (auto& [key, l] : lines) r.line_requests.push_back(l);
+    return per_alloc;
+}
+
+}  // namespace
 
 void finish_report(LaunchReport& r, const std::vector<Worker*>& workers) {
     std::vector<uint64_t> load(g_allocations.size(), 0), store(g_allocations.size(), 0);
@@ -215,9 +299,16 @@ void finish_report(LaunchReport& r, const std::vector<Worker*>& workers) {
         r.line_loads.push_back({std::get<0>(key), std::get<1>(key), g_allocations[std::get<2>(key)]->name, bytes});
     std::stable_sort(r.line_loads.begin(), r.line_loads.end(),
                      [](const LineTraffic& a, const LineTraffic& b) { return a.load_bytes > b.load_bytes; });
+    const std::vector<AllocationTraffic> requests = add_requests(r, workers);
     for (size_t i = 0; i < g_allocations.size(); ++i) {
-        if (load[i] || store[i])
-            r.allocations.push_back({g_allocations[i]->name, g_allocations[i]->bytes, load[i], store[i]});
+        if (load[i] || store[i]) {
+            AllocationTraffic a = requests[i];
+            a.name = g_allocations[i]->name;
+            a.bytes = g_allocations[i]->bytes;
+            a.load_bytes = load[i];
+            a.store_bytes = store[i];
+            r.allocations.push_back(a);
+        }
         if (g_allocations[i]->kind == Allocation::Kind::kConstant) r.constant_load_bytes += load[i];
     }
     r.error = fatal;

@@ -1,6 +1,7 @@
 // scheduler.cpp — fibers and the block scheduler: a worker's stacks and contexts, how a block's threads run to
 // their barriers and past them (and what a divergent barrier looks like), the pool of worker threads that share a
 // grid's blocks, and the watchdog that stops a kernel running past CUDAEMU_TIMEOUT.
+#include "requests.h"
 #include "scheduler.h"
 
 #include <dlfcn.h>
@@ -214,6 +215,7 @@ void begin_block(Worker& w, uint64_t linear) {
     w.interval_start = w.epoch;
     reset_warps(w);
     reset_async(w);
+    begin_block_requests(w);
     w.ready = 0;
     w.stack0_owner = -1;
 }
@@ -249,7 +251,10 @@ BlockEnd run_block_threads(Worker& w, uint32_t started) {
             if (s == FiberState::kAtBarrier && first_waiting < 0) first_waiting = t;
             if (s == FiberState::kDone && first_done < 0) first_done = t;
         }
-        if (first_waiting < 0) return BlockEnd::kDone;  // every thread finished
+        if (first_waiting < 0) {  // every thread finished
+            finish_warp_requests(w);
+            return BlockEnd::kDone;
+        }
         const Fiber& waiter = w.fibers[first_waiting];
         if (first_done >= 0) {
             const Fiber& done = w.fibers[first_done];
@@ -274,6 +279,7 @@ BlockEnd run_block_threads(Worker& w, uint32_t started) {
             count += f.barrier_predicate != 0;
         }
         judge_pending_reads(w);
+        finish_warp_requests(w);
         w.barrier_count = count;
         w.interval_start = ++w.epoch;                           // everyone arrived: a new barrier interval begins
         if (waiter.at_grid_sync) return BlockEnd::kAtGridSync;  // released by the cooperative scheduler
@@ -296,6 +302,7 @@ void run_block(Worker& w, uint64_t linear) {
 
 void begin_launch(Worker& w, Launch& L) {
     w.launch = &L;
+    begin_launch_requests(w);
     w.dynamic_limit = w.dynamic_lo + std::min(L.dynamic_shared_bytes, w.dynamic_size);
     w.dynamic_slack = w.dynamic_lo + w.dynamic_size - w.dynamic_limit;
     w.global_load = w.global_store = w.shared_load = w.shared_store = 0;

@@ -221,6 +221,7 @@ struct Settings {
     std::string threads = "2";   // CUDAEMU_THREADS
     std::string timeout = "30";  // CUDAEMU_TIMEOUT: a bug that hangs fails this suite instead of stalling it
     bool quiet = false;          // CUDAEMU_QUIET
+    bool requests = false;       // CUDAEMU_REQUESTS
 };
 
 // Runs argv[0] (a path) with `settings` and a fresh CUDAEMU_STATS file; kills it after kill_after_s seconds.
@@ -236,6 +237,7 @@ Run run(const std::vector<std::string>& argv, const Settings& settings = {}, dou
     env.push_back("CUDAEMU_TIMEOUT=" + settings.timeout);
     env.push_back("CUDAEMU_STATS=" + stats_path);
     if (settings.quiet) env.push_back("CUDAEMU_QUIET=1");
+    if (settings.requests) env.push_back("CUDAEMU_REQUESTS=1");
     std::vector<char*> envp, args;
     for (std::string& s : env) envp.push_back(s.data());
     envp.push_back(nullptr);
@@ -332,6 +334,13 @@ long long json_number(const std::string& line, const std::string& key) {
     const size_t at = line.find(pattern);
     if (at == std::string::npos) return -1;
     return std::atoll(line.c_str() + at + pattern.size());
+}
+
+// A stats line's launch error and findings: what must not depend on the number of workers
+std::string findings_of(const std::string& line) {
+    const size_t error = line.find("\"error\": "), errors = line.find("\"errors\": [");
+    if (error == std::string::npos || errors == std::string::npos) return line;
+    return line.substr(error, line.find(',', error) - error) + " " + line.substr(errors);
 }
 
 // The `key: value` lines a program should print, in order
@@ -1092,7 +1101,10 @@ TEST_CASE("warp diagnostics name the lanes and the lines, identically with 1 and
         INFO("stderr:\n", one.err);
         for (const std::string& text : c.says) CHECK(contains(one.err, text));
         CHECK(one.err == two.err);
-        CHECK(one.stats == two.stats);
+        // After an error ends a launch, whether another worker had already started a later block (and what it
+        // loaded) depends on timing, as on a GPU; the launch's error and findings do not.
+        REQUIRE(one.stats.size() == two.stats.size());
+        for (size_t i = 0; i < one.stats.size(); ++i) CHECK(findings_of(one.stats[i]) == findings_of(two.stats[i]));
         CHECK(one.out == two.out);
     }
     // the stuck collective ends its block before the __syncthreads(), and the launch with an error
@@ -1941,4 +1953,129 @@ TEST_CASE("emucc's rewrites (variable lists, alignas after __shared__, launches 
     REQUIRE(r.stats.size() == 2);
     CHECK(contains(r.stats[0], "\"errors\": []"));     // n = 3: the last thread writes element 6 of 7
     CHECK(contains(r.stats[1], "\"out-of-bounds\""));  // n = 4 by default: element 7
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Warp-level requests: requests.cu's patterns, counted as the H100 counted them (Nsight Compute, recorded in
+// programs/requests.h100.json by tools/perf/requests_ncu.py), and the hand-computable ones worked out here.
+// ---------------------------------------------------------------------------------------------------------------
+namespace {
+
+const char* const kRequestKeys[] = {"global_load_requests",  "global_load_sectors",    "global_store_requests",
+                                    "global_store_sectors",  "shared_load_requests",   "shared_load_wavefronts",
+                                    "shared_store_requests", "shared_store_wavefronts"};
+
+// The string after `"kernel": "` in a stats line
+std::string kernel_of(const std::string& line) {
+    const std::string key = "\"kernel\": \"";
+    const size_t at = line.find(key);
+    return at == std::string::npos ? ""
+                                   : line.substr(at + key.size(), line.find('"', at + key.size()) - at - key.size());
+}
+
+}  // namespace
+
+TEST_CASE(
+    "warp requests: every count of requests.cu as on the H100, but the three differences docs/emulator.md explains") {
+    Settings counting;
+    counting.requests = true;
+    const Run r = run({program("requests")}, counting);
+    REQUIRE(r.exit_code == 0);
+    std::vector<std::string> h100;  // one JSON object per launch
+    {
+        std::istringstream in(read_file(kTestDir / "programs" / "requests.h100.json"));
+        for (std::string line; std::getline(in, line);)
+            if (line.rfind("{", 0) == 0) h100.push_back(line);
+    }
+    REQUIRE(h100.size() == r.stats.size());
+    // The differences, by kernel and its launch among those of that name: nvcc unrolled the ragged loop so that one
+    // load serves different iterations for different lanes; two vector patterns where lanes far apart share words.
+    const std::map<std::pair<std::string, int>, std::string> explained = {
+        {{"global_ragged_loop", 0}, "global_load_sectors"},
+        {{"shared_float4", 14}, "shared_load_wavefronts"},
+        {{"shared_float2", 15}, "shared_load_wavefronts"}};
+    std::map<std::string, int> seen;
+    int differences = 0;
+    for (size_t i = 0; i < r.stats.size(); ++i) {
+        const std::string kernel = kernel_of(r.stats[i]);
+        REQUIRE(kernel == kernel_of(h100[i]));
+        const int nth = seen[kernel]++;
+        for (const char* key : kRequestKeys) {
+            CAPTURE(kernel);
+            CAPTURE(nth);
+            CAPTURE(key);
+            const long long emu = json_number(r.stats[i], key), gpu = json_number(h100[i], key);
+            REQUIRE(emu >= 0);
+            auto it = explained.find({kernel, nth});
+            if (it != explained.end() && it->second == key) {
+                CHECK(emu != gpu);  // still the documented difference: if it goes away, update the docs
+                ++differences;
+            } else {
+                CHECK(emu == gpu);
+            }
+        }
+    }
+    CHECK(differences == 3);
+}
+
+TEST_CASE("warp requests: hand-computable sectors and wavefronts") {
+    Settings counting;
+    counting.requests = true;
+    const Run r = run({program("requests")}, counting);
+    REQUIRE(r.exit_code == 0);
+    REQUIRE(r.stats.size() >= 14);
+    auto count = [&](size_t launch, const char* key) { return json_number(r.stats[launch], key); };
+    // global_stride with strides 1, 2, 32: 32 lanes of 4 bytes, lane i at byte 4 * i * stride
+    const int strides[] = {1, 2, 32};
+    for (int s = 0; s < 3; ++s) {
+        CAPTURE(strides[s]);
+        CHECK(count(s, "global_load_requests") == 1);
+        CHECK(count(s, "global_load_sectors") == std::min(32, 32 * 4 * strides[s] / 32));
+        CHECK(count(s, "global_store_sectors") == 32 * 4 / 32);  // consecutive
+    }
+    CHECK(count(3, "global_load_sectors") == 32 * 4 / 32 + 1);  // starting 4 bytes into a sector: one more
+    CHECK(count(4, "global_load_sectors") == 1);                // a broadcast
+    CHECK(count(5, "global_load_sectors") == 32 * 8 / 32);      // float2
+    CHECK(count(6, "global_load_sectors") == 32 * 16 / 32);     // float4
+    CHECK(count(7, "global_load_sectors") == 16 * 4 / 32);      // half the warp
+    CHECK(count(8, "global_load_requests") == 4);               // iterations 0..3, lane i makes i % 4 + 1
+    // shared_stride with strides 1, 2, 32: word i * stride, in bank (i * stride) % 32
+    for (int s = 0; s < 3; ++s) {
+        CAPTURE(strides[s]);
+        CHECK(count(9 + s, "shared_load_requests") == 1);
+        CHECK(count(9 + s, "shared_load_wavefronts") == std::min(32, strides[s]));  // a 2-way, a 32-way conflict
+        CHECK(count(9 + s, "shared_store_wavefronts") == 1024 / 32);                // 32 conflict-free stores
+    }
+    CHECK(count(12, "shared_load_wavefronts") == 1);  // a broadcast
+    // a column of a 32 x 32 tile: 32-way; of a 32 x 33 one: each word in its own bank
+    CHECK(count(13, "shared_load_requests") == 2);
+    CHECK(count(13, "shared_load_wavefronts") == 32 + 1);
+}
+
+TEST_CASE("warp requests: per source line in the stats line and the launch report") {
+    Settings counting;
+    counting.requests = true;
+    const Run r = run({program("requests")}, counting);
+    REQUIRE(r.exit_code == 0);
+    const std::string& column = r.stats[13];  // shared_column
+    const std::string src = read_file(kTestDir / "programs" / "requests.cu");
+    // the line of the loads: the one that reads tile[threadIdx.x][3]
+    const size_t at = src.find("tile[threadIdx.x][3]");
+    REQUIRE(at != std::string::npos);
+    const int line = 1 + static_cast<int>(std::count(src.begin(), src.begin() + at, '\n'));
+    CHECK(contains(column, "\"line\": " + std::to_string(line) +
+                               ", \"space\": \"shared\", \"op\": \"load\", \"allocation\": \"\", \"requests\": 2, "
+                               "\"wavefronts\": 33, \"ideal\": 2}"));
+    const std::string& stride = r.stats[2];  // global_stride, 32
+    CHECK(contains(stride,
+                   "\"space\": \"global\", \"op\": \"load\", \"allocation\": \"in\", \"requests\": 1, "
+                   "\"sectors\": 32, \"ideal\": 4}"));
+    CHECK(json_number(stride, "load_sectors") == 32);  // the allocation's figures
+    // without CUDAEMU_REQUESTS none of it is counted, and the stats line says nothing of it
+    const Run off = run({program("requests")});
+    REQUIRE(off.exit_code == 0);
+    REQUIRE(off.stats.size() == r.stats.size());
+    CHECK(json_number(off.stats[2], "global_load_sectors") == -1);
+    CHECK(!contains(off.stats[2], "\"lines\""));
+    CHECK(json_number(off.stats[2], "global_load_bytes") == json_number(stride, "global_load_bytes"));
 }

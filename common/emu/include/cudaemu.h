@@ -24,6 +24,8 @@ struct AllocationTraffic {
     size_t bytes = 0;
     uint64_t load_bytes = 0;
     uint64_t store_bytes = 0;
+    uint64_t load_requests = 0, load_sectors = 0;  // warp-level, as in LineRequests
+    uint64_t store_requests = 0, store_sectors = 0;
 };
 
 // Global bytes one source line loaded from one allocation.
@@ -32,6 +34,22 @@ struct LineTraffic {
     int line = 0;
     std::string allocation;  // as in AllocationTraffic
     uint64_t load_bytes = 0;
+};
+
+// One source line's warp-level requests of one kind: a GPU issues each memory instruction once per warp, and the
+// addresses of its lanes cost 32-byte sectors (global memory) or wavefronts through the 32 banks (shared memory).
+// How the emulator groups a warp's accesses into requests: docs/emulator.md.
+struct LineRequests {
+    std::string file;
+    int line = 0;
+    bool shared = false;     // shared memory (else global)
+    bool store = false;      // stores (else loads)
+    std::string allocation;  // global: as in AllocationTraffic; shared: ""
+    uint64_t requests = 0;
+    uint64_t sectors = 0;  // global: 32-byte sectors; shared: wavefronts
+    uint64_t ideal = 0;    // the fewest sectors (wavefronts: of 128 bytes) the bytes the lanes asked for could take
+    uint64_t bytes = 0;    // the bytes the requests' lanes asked for, each counted once per request
+    int access_bytes = 0;  // the size of one lane's access (the largest, if the line has several)
 };
 
 struct LaunchReport {
@@ -47,11 +65,24 @@ struct LaunchReport {
     uint64_t max_thread_store_bytes = 0;         // global bytes stored by the busiest thread
     std::vector<AllocationTraffic> allocations;  // allocations the kernel touched, in allocation order
     std::vector<LineTraffic> line_loads;         // global loads by source line and allocation, most bytes first
-    std::vector<Diagnostic> diagnostics;         // in a deterministic order
+    // Warp-level requests (LineRequests), for the launch and by source line (in file and line order); counted only
+    // while count_requests() is on (requests_counted), else all 0.
+    bool requests_counted = false;
+    uint64_t global_load_requests = 0, global_load_sectors = 0, global_store_requests = 0, global_store_sectors = 0;
+    uint64_t shared_load_requests = 0, shared_load_wavefronts = 0, shared_store_requests = 0,
+             shared_store_wavefronts = 0;
+    std::vector<LineRequests> line_requests;
+    std::vector<Diagnostic> diagnostics;  // in a deterministic order
     // A launch a GPU refuses (the error is cudaGetLastError()'s): why, with the grid, the block and the rule broken.
     // Not printed: the program gets the error code, as on a GPU; the course's harness shows it to the student.
     std::string refused;
 };
+
+// Warp-level requests (LineRequests, the *_requests, *_sectors and *_wavefronts figures) are counted only while this
+// is on: from the start with CUDAEMU_REQUESTS=1, or from the next launch on after count_requests(true). Off, they
+// stay 0; counting them makes a kernel that is all memory accesses up to about twice as slow on the emulator.
+void count_requests(bool on);
+bool counting_requests();
 
 // Every launch since the program started or since clear_launches(), oldest first.
 const std::vector<LaunchReport>& launches();
