@@ -83,6 +83,15 @@ void collect_launches(Run& run) {
             else
                 it->bytes += l.load_bytes;
         }
+        for (const cudaemu::LineRequests& l : r.line_requests) {
+            const bool matrix = l.store ? l.allocation == "C" : (l.allocation == "A" || l.allocation == "B");
+            if (l.shared || !matrix) continue;
+            const std::string where = l.file + ":" + std::to_string(l.line);
+            auto same = [&](const Run::LineRequests& x) { return x.matrix == l.allocation && x.where == where; };
+            auto it = std::find_if(run.ABC_requests.begin(), run.ABC_requests.end(), same);
+            if (it == run.ABC_requests.end()) it = run.ABC_requests.insert(it, {l.allocation, where});
+            it->requests += l.requests, it->sectors += l.sectors, it->ideal += l.ideal;
+        }
         if (!r.refused.empty()) {
             run.diagnostic_kinds.push_back("launch");
             run.diagnostics.push_back("launch: " + r.refused);
@@ -98,6 +107,17 @@ void collect_launches(Run& run) {
 
 // Linked into every program that runs a lab through this harness: its CUDA_CHECK throws (lab_common.h).
 extern "C" void lab_cuda_check_throws() {}
+
+Run run_matmul_counting_requests(const Problem& p, MatmulFn matmul) {
+#ifdef CUDAEMU
+    struct Counting {
+        bool was = cudaemu::counting_requests();
+        Counting() { cudaemu::count_requests(true); }
+        ~Counting() { cudaemu::count_requests(was); }
+    } counting;
+#endif
+    return run_matmul(p, matmul);
+}
 
 Run run_matmul(const Problem& p, MatmulFn matmul) {
     Run run;
@@ -341,6 +361,68 @@ Verdict check_written_once(const Problem& p, const Run& run) {
         return {false, p.description + ": your kernel stored " + with_commas(run.bytes_written) +
                            " bytes to global memory; C is " + with_commas(c_bytes) + " bytes, stored once"};
     return {};
+}
+
+Sectors naive_mapping_sectors(const Problem& p, dim3 block) {
+    Sectors s;
+    const uint32_t threads = block.x * block.y;
+    const int blocks_x = ceil_div(p.N, int(block.x)), blocks_y = ceil_div(p.M, int(block.y));
+    std::vector<uint64_t> a, b, c;  // one warp's sectors
+    auto distinct = [](std::vector<uint64_t>& v) {
+        std::sort(v.begin(), v.end());
+        return uint64_t(std::unique(v.begin(), v.end()) - v.begin());
+    };
+    for (int by = 0; by < blocks_y; ++by)
+        for (int bx = 0; bx < blocks_x; ++bx)
+            for (uint32_t warp = 0; warp * 32 < threads; ++warp) {
+                std::vector<std::pair<int, int>> lanes;  // (row, col) of the warp's threads inside C
+                for (uint32_t t = warp * 32; t < std::min(threads, warp * 32 + 32); ++t) {
+                    const int row = by * int(block.y) + int(t / block.x), col = bx * int(block.x) + int(t % block.x);
+                    if (row < p.M && col < p.N) lanes.push_back({row, col});
+                }
+                if (lanes.empty()) continue;
+                c.clear();
+                for (auto [row, col] : lanes) c.push_back((uint64_t(row) * p.N + col) * sizeof(float) / 32);
+                s.C += distinct(c);
+                for (int k = 0; k < p.K; ++k) {
+                    a.clear(), b.clear();
+                    for (auto [row, col] : lanes) {
+                        a.push_back((uint64_t(row) * p.K + k) * sizeof(float) / 32);
+                        b.push_back((uint64_t(k) * p.N + col) * sizeof(float) / 32);
+                    }
+                    s.A += distinct(a), s.B += distinct(b);
+                }
+            }
+    return s;
+}
+
+Verdict check_coalesced(const Problem& p, const Run& run, const Sectors& taught, const std::string& mapping) {
+    if (!run.measured) return {false, "sectors are only counted on the emulator (BACKEND=emu)"};
+    if (Verdict r = check_result(p, run); !r.ok)
+        return {false, "coalescing is only judged for a correct kernel, and this one is not: " + r.message};
+    const std::pair<const char*, uint64_t> limits[] = {{"A", 2 * taught.A}, {"B", 2 * taught.B}, {"C", 2 * taught.C}};
+    std::string out;
+    for (auto [matrix, limit] : limits) {
+        uint64_t sectors = 0;
+        const Run::LineRequests* worst = nullptr;
+        for (const Run::LineRequests& l : run.ABC_requests) {
+            if (l.matrix != matrix) continue;
+            sectors += l.sectors;
+            if (!worst || l.sectors * worst->ideal > worst->sectors * l.ideal) worst = &l;  // most sectors per ideal
+        }
+        if (sectors <= limit || !worst) continue;
+        char per[64];
+        std::snprintf(per, sizeof per, "%.1f sectors of 32 bytes per warp request where %.1f would do",
+                      double(worst->sectors) / double(worst->requests), double(worst->ideal) / double(worst->requests));
+        const bool store = std::string(matrix) == "C";
+        out += (out.empty() ? p.description + ": " : "; ") + worst->where + (store ? " stores C with " : " loads ") +
+               (store ? "" : std::string(matrix) + " with ") + per + " (" + with_commas(sectors) + " sectors for " +
+               matrix + "; " + with_commas(limit / 2) + " with " + mapping + ")";
+    }
+    if (out.empty()) return {};
+    return {false, out +
+                       " — the 32 lanes of a warp are consecutive threadIdx.x: give them consecutive addresses "
+                       "(adjacent columns of a row), so that a warp's access falls in few sectors"};
 }
 
 Verdict check_clean(const Problem& p, const Run& run) {

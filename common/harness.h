@@ -46,7 +46,13 @@ struct Run {
         std::string where;   // "kernel.cu:36"
         uint64_t bytes = 0;
     };
-    std::vector<LineReads> AB_line_reads;       // global bytes loaded from A and B per source line, most first
+    std::vector<LineReads> AB_line_reads;  // global bytes loaded from A and B per source line, most first
+    struct LineRequests {                  // warp-level requests (cudaemu.h's LineRequests)
+        std::string matrix;                // "A", "B" (loads) or "C" (stores)
+        std::string where;                 // "kernel.cu:36"
+        uint64_t requests = 0, sectors = 0, ideal = 0;
+    };
+    std::vector<LineRequests> ABC_requests;     // loads of A and B, stores of C, per source line
     std::vector<std::string> diagnostic_kinds;  // "race", "out-of-bounds", ...
     std::vector<std::string> diagnostics;       // one line each, with file:line
     // run_host_flow only:
@@ -64,6 +70,9 @@ struct Run {
 // Allocates A, B and C on the device, fills C with NaN, calls matmul, synchronises and copies C back.
 // After a kernel error the device is reset, so the next run starts clean.
 Run run_matmul(const Problem& p, MatmulFn matmul);
+// The same, with the emulator counting warp-level requests and sectors (Run::ABC_requests; slower, so only where a
+// test needs them). On a GPU, run_matmul.
+Run run_matmul_counting_requests(const Problem& p, MatmulFn matmul);
 
 // Lab 1's matmul_from_host: the same product on host pointers, the function doing the whole round trip.
 using HostMatmulFn = void (*)(const float* A, const float* B, float* C, int M, int N, int K);
@@ -82,6 +91,15 @@ Verdict check_reads_at_most(const Problem& p, const Run& run, uint64_t bytes, co
 Verdict check_reads_exactly(const Problem& p, const Run& run, uint64_t bytes, const std::string& kernel_kind);
 // Every element of C stored exactly once, by kernel code, and nothing else stored.
 Verdict check_written_once(const Problem& p, const Run& run);
+// Coalescing: the 32-byte sectors the kernel's warps loaded from A and B and stored to C, each at most twice what
+// `taught` (the lab's mapping of threads to elements) needs on this problem; a failure names the worst source line.
+struct Sectors {
+    uint64_t A = 0, B = 0, C = 0;
+};
+Verdict check_coalesced(const Problem& p, const Run& run, const Sectors& taught, const std::string& mapping);
+// The sectors of the naive mapping (one thread per element of C, col from x, row from y) with blocks of `block`
+// threads: what lab 1 teaches. Each warp's loads of A[row][k] and B[k][col] for every k, and its store of C.
+Sectors naive_mapping_sectors(const Problem& p, dim3 block);
 // No out-of-bounds access, race, divergent barrier or uninitialised shared read.
 Verdict check_clean(const Problem& p, const Run& run);
 // run_host_flow's function checked every CUDA call, sized each device buffer in bytes, freed every one, and was clean.

@@ -488,8 +488,50 @@ def cmd_lab(args):
             demo_args = DEMO_ARGS.get(lab, DEFAULT_DEMO_ARGS)
             # the emulator's findings are in the tests' report above: the demo only names them
             demo_env = dict(test_env(), CUDAEMU_QUIET="1")
-            ok = subprocess.run([bins["demo"]] + demo_args, env=demo_env).returncode == 0 and ok
+            stats = os.path.join(out_dir, "demo.stats.jsonl")
+            if b == "emu":  # the demo's memory requests, for the table after it
+                if os.path.exists(stats):
+                    os.remove(stats)
+                demo_env.update(CUDAEMU_REQUESTS="1", CUDAEMU_STATS=stats)
+            demo_ok = subprocess.run([bins["demo"]] + demo_args, env=demo_env).returncode == 0
+            ok = demo_ok and ok
+            if b == "emu" and demo_ok:
+                for line in request_table(stats, lab):
+                    say(line)
     return 0 if ok else 1
+
+
+REQUEST_TABLE_LINES = 8
+
+
+def request_table(stats_path, lab):
+    """The demo's warp-level memory requests per source line, from the emulator's stats file: a few lines for
+    `make labN` (the student's own run; nothing here is graded)."""
+    try:
+        with open(stats_path, encoding="utf-8") as f:
+            launches = [json.loads(line) for line in f if line.strip()]
+    except (OSError, ValueError):
+        return []
+    rows = {}
+    for launch in launches:
+        for entry in launch.get("lines", []):
+            shared = entry["space"] == "shared"
+            what = "shared %s" % entry["op"] if shared else "%s %s" % (entry["op"], entry["allocation"])
+            row = rows.setdefault((entry["file"], entry["line"], what), [0, 0, 0])
+            row[0] += entry["requests"]
+            row[1] += entry["wavefronts" if shared else "sectors"]
+            row[2] += entry["ideal"]
+    if not rows:
+        return []
+    out = ["== %s: the demo's memory requests per source line (emulator; lesson 1 explains them)" % lab]
+    ranked = sorted(rows.items(), key=lambda kv: -kv[1][0])[:REQUEST_TABLE_LINES]
+    for (file, line, what), (requests, units, ideal) in sorted(ranked):
+        unit = "wavefronts" if what.startswith("shared") else "sectors of 32 bytes"
+        out.append("  %s:%d  %-13s %8s requests, %.1f %s each (%.1f at best)" % (
+            os.path.basename(file), line, what, "{:,}".format(requests), units / requests, unit, ideal / requests))
+    if len(rows) > REQUEST_TABLE_LINES:
+        out.append("  (%d more lines)" % (len(rows) - REQUEST_TABLE_LINES))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------------------------

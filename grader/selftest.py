@@ -27,6 +27,8 @@ ALL_SUITES = set(labtool.SUITE_POINTS)
 CATALOGUE = {
     "lab1/transposed_index.cu": (ALL_SUITES, ["elements are wrong"]),
     "lab1/missing_guard.cu": (ALL_SUITES, ["out-of-bounds", "bytes past its end"]),
+    # correct but uncoalesced: row from threadIdx.x, the grid swapped to match
+    "lab1/row_from_x.cu": ({"traffic"}, ["loads A with", "sectors of 32 bytes per warp request", "stores C with"]),
     # confinement (grader/confine.py) must not refuse what a student debugging a kernel writes
     "lab1/assert_and_printf.cu": (set(), []),
     # the host flow (matmul_from_host): each mistake named with its fix

@@ -51,6 +51,12 @@ TEST_CASE("reads exactly 2*M*N*K floats (37x29 * 29x23)") {
     expect(check_reads_exactly(p, run_student(p), naive_bytes, "a naive kernel (one thread per element of C)"));
 }
 
+TEST_CASE("coalesced: a warp's loads and stores fall in few 32-byte sectors (37x29 * 29x23)") {
+    Problem p = random_problem(37, 23, 29, 15);
+    expect(check_coalesced(p, run_matmul_counting_requests(p, matmul), naive_mapping_sectors(p, dim3(16, 16)),
+                           "the taught mapping (col from threadIdx.x, 16x16 blocks)"));
+}
+
 TEST_CASE("every element of C written exactly once, by kernel code") {
     Problem p = random_problem(37, 23, 29, 8);
     expect(check_written_once(p, run_student(p)));

@@ -10,6 +10,7 @@ import emulator
 LAB3_SOLUTION = os.path.join(ROOT, "solutions", "lab3-boundary", "kernel.cu")
 LAB1_SOLUTION = os.path.join(ROOT, "solutions", "lab1-naive", "kernel.cu")
 TILE32_VARIANT = os.path.join(ROOT, "grader", "catalogue", "lab3", "tile32.cu")
+ROW_FROM_X = os.path.join(ROOT, "grader", "catalogue", "lab1", "row_from_x.cu")
 NAIVE_BLOCK_WIDTH = 16  # the lab 1 solution's block edge
 
 # (M, K, N) per tile edge: 1×1×1, primes, sizes one off the tile, K below and above the tile, non-square, and the
@@ -34,6 +35,7 @@ class CalculatorAgainstEmulator(unittest.TestCase):
         builds = {("tiled", t): ("3", LAB3_SOLUTION, t) for t in TILED_SWEEP}
         builds["naive"] = ("1", LAB1_SOLUTION, None)
         builds["tile32.cu"] = ("3", TILE32_VARIANT, None)
+        builds["row_from_x.cu"] = ("1", ROW_FROM_X, None)
         cls.programs = build_all(builds)
 
     def test_sweep_covers_enough_combinations(self):
@@ -81,6 +83,18 @@ class CalculatorAgainstEmulator(unittest.TestCase):
                 self.assertEqual(got["shared_load_bytes"], 0)
                 self.assertEqual(set(got["A_reads"]), {calc.value("naive_reads_per_A_element", s)})
                 self.assertEqual(set(got["B_reads"]), {calc.value("naive_reads_per_B_element", s)})
+                self.assertEqual(got["sectors"], {m: calc.value("naive_sectors_" + m, s) for m in "ABC"})
+                requests = calc.value("naive_warp_requests", s)
+                self.assertEqual(got["requests"], {"A": requests * K, "B": requests * K, "C": requests})
+
+    def test_row_from_x_sectors(self):
+        """The uncoalesced catalogue kernel's sectors, warp by warp, as the calculator works them out."""
+        for M, K, N in NAIVE_SWEEP:
+            s = calc.Shape(M, K, N, NAIVE_BLOCK_WIDTH)
+            with self.subTest(shape=s.name()):
+                got = emulator.measure(self.programs["row_from_x.cu"], M, K, N)
+                self.assertTrue(got["correct"])
+                self.assertEqual(got["sectors"], {m: calc.value("row_from_x_sectors_" + m, s) for m in "ABC"})
 
 
 class TrafficReport(unittest.TestCase):

@@ -13,6 +13,7 @@ Every number the lesson tools print, the exercises expect and the lessons quote 
 a TILE) and BLOCK_QUANTITIES (shapes with a lab's block tile) below, so the docs, the answer checker and the
 emulator tests all agree with one piece of arithmetic.
 """
+import functools
 import os
 import sys
 from dataclasses import dataclass
@@ -202,6 +203,55 @@ def flops_launched(s):
     return 2 * threads(s) * phases(s) * s.TILE  # zero-filled multiply-adds included
 
 
+SECTOR_BYTES = 32  # a warp's global access is served in 32-byte sectors
+
+
+@functools.lru_cache(maxsize=64)
+def naive_sectors(s, row_from_x=False):
+    """The 32-byte sectors and warp requests of the naive kernel with TILE×TILE blocks, for the loads of A and B and
+    the stores of C: (sectors_A, sectors_B, sectors_C, requests per matrix). Lane t of a block is thread
+    (t % TILE, t / TILE); col = x and row = y, or the other way round (row_from_x). Every warp with a lane inside C
+    makes one request per k for A and for B, and one for C. A warp by warp count, as the emulator and a GPU do."""
+    a = b = c = requests = 0
+    threads = s.TILE * s.TILE
+    for by in range(ceil_div(s.M if row_from_x else s.N, s.TILE)):      # along x
+        for bz in range(ceil_div(s.N if row_from_x else s.M, s.TILE)):  # along y
+            for first in range(0, threads, 32):
+                lanes = []
+                for t in range(first, min(threads, first + 32)):
+                    x, y = by * s.TILE + t % s.TILE, bz * s.TILE + t // s.TILE
+                    row, col = (x, y) if row_from_x else (y, x)
+                    if row < s.M and col < s.N:
+                        lanes.append((row, col))
+                if not lanes:
+                    continue
+                requests += 1
+                c += len({(row * s.N + col) * FLOAT_BYTES // SECTOR_BYTES for row, col in lanes})
+                for k in range(s.K):
+                    a += len({(row * s.K + k) * FLOAT_BYTES // SECTOR_BYTES for row, _ in lanes})
+                    b += len({(k * s.N + col) * FLOAT_BYTES // SECTOR_BYTES for _, col in lanes})
+    return a, b, c, requests
+
+
+def sector_quantities(prefix, row_from_x, how):
+    def per_request(s, matrix):
+        a, b, c, requests = naive_sectors(s, row_from_x)
+        return {"A": a, "B": b, "C": c}[matrix] / (requests * (1 if matrix == "C" else s.K))
+
+    out = []
+    for i, matrix in enumerate("ABC"):
+        what = "stores to C" if matrix == "C" else "loads of " + matrix
+        out.append(Quantity("%s_sectors_%s" % (prefix, matrix), "32-byte sectors of the %s (%s)" % (what, how),
+                            lambda s, i=i: naive_sectors(s, row_from_x)[i],
+                            lambda s, m=matrix: "distinct sectors of each warp's %s, summed (%s)" % (
+                                "store" if m == "C" else "load of " + m, how)))
+        out.append(Quantity("%s_sectors_per_request_%s" % (prefix, matrix),
+                            "32-byte sectors per warp request of the %s (%s)" % (what, how),
+                            lambda s, m=matrix: per_request(s, m),
+                            lambda s, m=matrix: "sectors / requests (%s)" % how, decimals=1))
+    return out
+
+
 QUANTITIES = {q.name: q for q in [
     Quantity("grid_x", "blocks along x (columns of C)", grid_x,
              lambda s: "ceil(N / TILE) = ceil(%d / %d)" % (s.N, s.TILE)),
@@ -278,7 +328,10 @@ QUANTITIES = {q.name: q for q in [
                  format_number(flops_launched(s) - flops_owned(s)), format_number(flops_owned(s))), decimals=1),
     Quantity("shared_bytes_per_block", "shared memory per block for As and Bs", lambda s: 2 * s.TILE ** 2 * FLOAT_BYTES,
              lambda s: "2 tiles · TILE² floats · 4 B = 2 · %d² · 4" % s.TILE),
-]}
+    Quantity("naive_warp_requests", "warps of the naive kernel with a lane inside C (each makes K requests for A, K "
+             "for B, one for C)", lambda s: naive_sectors(s)[3], lambda s: "warps with a lane inside C"),
+] + sector_quantities("naive", False, "col from x, the taught mapping")
+  + sector_quantities("row_from_x", True, "row from x, the grid swapped")}
 
 
 # -- block tiles with register tiles (labs 4-6): s is a BlockShape, t its tile --------------------------------------

@@ -1,6 +1,6 @@
 // measure.cpp — run one lab's matmul on the emulator and print, as one JSON object, everything the lesson tools
-// compare and draw: the launch's grid and block, its global and shared traffic, and per element how often A and B
-// were read and which block wrote C.
+// compare and draw: the launch's grid and block, its global and shared traffic, its warp-level requests and 32-byte
+// sectors for A, B and C, and per element how often A and B were read and which block wrote C.
 //
 //   measure M N K            (the order of the matmul contract; seeded random inputs)
 //   measure M N K --totals   only the totals, for large sizes: no check against the CPU reference ("correct" is
@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
     if (!M || !N || !K) return std::fprintf(stderr, "usage: %s M N K [--totals]   (each >= 1)\n", argv[0]), 2;
 
     const Problem p = random_problem(M, N, K, 1);
-    const Run run = run_matmul(p, matmul);
+    const Run run = totals ? run_matmul(p, matmul) : run_matmul_counting_requests(p, matmul);
     uint64_t shared_loads = 0, shared_stores = 0;
     for (const cudaemu::LaunchReport& r : cudaemu::launches()) {
         shared_loads += r.shared_load_bytes;
@@ -64,6 +64,15 @@ int main(int argc, char** argv) {
                 correct, run.kernel_launches, quoted.c_str());
     std::printf(" \"grid\": [%u, %u], \"splits\": %u, \"block\": [%u, %u],\n", grid.x, grid.y, grid.z, block.x,
                 block.y);
+    unsigned long long sectors[3] = {}, requests[3] = {};  // A and B loads, C stores: warp-level (cudaemu.h)
+    for (const Run::LineRequests& l : run.ABC_requests) {
+        const int m = l.matrix == "A" ? 0 : l.matrix == "B" ? 1 : 2;
+        sectors[m] += l.sectors, requests[m] += l.requests;
+    }
+    std::printf(
+        " \"sectors\": {\"A\": %llu, \"B\": %llu, \"C\": %llu}, \"requests\": {\"A\": %llu, \"B\": %llu, "
+        "\"C\": %llu},\n",
+        sectors[0], sectors[1], sectors[2], requests[0], requests[1], requests[2]);
     std::printf(
         " \"read_bytes_AB\": %llu, \"read_bytes\": %llu, \"written_bytes\": %llu, \"shared_load_bytes\": %llu, "
         "\"shared_store_bytes\": %llu%s\n",
