@@ -396,6 +396,29 @@ Sectors naive_mapping_sectors(const Problem& p, dim3 block) {
     return s;
 }
 
+Sectors tile_mapping_sectors(const Problem& p, int BM, int BN, int BK) {
+    // the sectors of `floats` consecutive floats starting at float `first` of an allocation (32-byte aligned)
+    auto spanned = [](uint64_t first, uint64_t floats) {
+        return floats ? (first + floats - 1) * sizeof(float) / 32 - first * sizeof(float) / 32 + 1 : 0;
+    };
+    const uint64_t blocks_x = ceil_div(p.N, BN), blocks_y = ceil_div(p.M, BM), phases = ceil_div(p.K, BK);
+    Sectors s;
+    for (uint64_t t = 0; t < phases; ++t) {
+        const uint64_t k0 = t * BK, k1 = std::min<uint64_t>(p.K, k0 + BK);
+        for (uint64_t row = 0; row < uint64_t(p.M); ++row)  // the A tile's rows, once per block column
+            s.A += blocks_x * spanned(row * p.K + k0, k1 - k0);
+        for (uint64_t bx = 0; bx < blocks_x; ++bx) {  // the B tile's rows, once per block row
+            const uint64_t c0 = bx * BN, c1 = std::min<uint64_t>(p.N, c0 + BN);
+            for (uint64_t k = k0; k < k1; ++k) s.B += blocks_y * spanned(k * p.N + c0, c1 - c0);
+        }
+    }
+    for (uint64_t bx = 0; bx < blocks_x; ++bx) {
+        const uint64_t c0 = bx * BN, c1 = std::min<uint64_t>(p.N, c0 + BN);
+        for (uint64_t row = 0; row < uint64_t(p.M); ++row) s.C += spanned(row * p.N + c0, c1 - c0);
+    }
+    return s;
+}
+
 Verdict check_coalesced(const Problem& p, const Run& run, const Sectors& taught, const std::string& mapping) {
     if (!run.measured) return {false, "sectors are only counted on the emulator (BACKEND=emu)"};
     if (Verdict r = check_result(p, run); !r.ok)

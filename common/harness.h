@@ -100,6 +100,10 @@ Verdict check_coalesced(const Problem& p, const Run& run, const Sectors& taught,
 // The sectors of the naive mapping (one thread per element of C, col from x, row from y) with blocks of `block`
 // threads: what lab 1 teaches. Each warp's loads of A[row][k] and B[k][col] for every k, and its store of C.
 Sectors naive_mapping_sectors(const Problem& p, dim3 block);
+// The sectors of a kernel with BM×BN block tiles and BK-wide slices of K that loads each row of a tile, and stores
+// each row of its C tile, with consecutive lanes (what labs 2 to 6 teach): for every block and phase, the sectors
+// each tile row's in-bounds part spans.
+Sectors tile_mapping_sectors(const Problem& p, int BM, int BN, int BK);
 // No out-of-bounds access, race, divergent barrier or uninitialised shared read.
 Verdict check_clean(const Problem& p, const Run& run);
 // run_host_flow's function checked every CUDA call, sized each device buffer in bytes, freed every one, and was clean.

@@ -67,6 +67,8 @@ CATALOGUE = {
     "lab3/host_computed.cu": ({"traffic"}, ["not written by kernel code"]),
     "lab3/uninitialised_shared_read.cu": ({"memory safety"}, ["uninitialised shared memory"]),
     "lab3/double_store.cu": ({"traffic"}, ["stored more than once"]),
+    # correct but uncoalesced: each tile loaded down its columns
+    "lab3/tiles_loaded_by_column.cu": ({"traffic"}, ["loads A with", "loads B with", "sectors of 32 bytes per warp"]),
     "lab3/tile32.cu": (set(), []),
     "lab3/guard_in_inner_loop.cu": (set(), []),
     "lab3/ternary_loads.cu": (set(), []),
@@ -166,12 +168,12 @@ def check_catalogue(t, work):
 # judged because correctness failed takes one line, and so does another size failing the same way; the whole report
 # stays under 25 lines.
 STUDENT_REPORTS = {
-    "lab3/grid_rounded_down.cu": ["8 tests: 0 passed, 8 failed", "was refused with cudaErrorInvalidValue",
+    "lab3/grid_rounded_down.cu": ["9 tests: 0 passed, 9 failed", "was refused with cudaErrorInvalidValue",
                                   "CUDA_CHECK(cudaGetLastError()) failed", "the launch shown above again"],
-    "lab3/missing_first_barrier.cu": ["8 tests: 0 passed", "A __syncthreads() after :36 and before :41",
+    "lab3/missing_first_barrier.cu": ["9 tests: 0 passed", "A __syncthreads() after :36 and before :41",
                                       "the race shown above again", "(one more size fails the same way)",
                                       "— not judged: the kernel's results are wrong", "(race; see the tests above)"],
-    "lab3/missing_second_barrier.cu": ["8 tests: ", "at the end of the loop body, before the loop comes back to :29",
+    "lab3/missing_second_barrier.cu": ["9 tests: ", "at the end of the loop body, before the loop comes back to :29",
                                        "the race shown above again"],
 }
 

@@ -256,10 +256,13 @@ void finish_warp_requests(Worker& w) {
     for (Fiber& f : w.fibers) f.access_seq = 0, f.access_diverged = false, f.vector_end = ~0ull;
 }
 
-std::atomic<bool> g_count_requests{config().requests};
+// -1 until count_requests() is called: CUDAEMU_REQUESTS decides (read at the first launch, not while the program's
+// globals are constructed: a test's main() may set the emulator's environment first).
+std::atomic<int> g_count_requests{-1};
 
 void begin_launch_requests(Worker& w) {
-    w.count_requests = g_count_requests.load(std::memory_order_relaxed);
+    const int on = g_count_requests.load(std::memory_order_relaxed);
+    w.count_requests = on < 0 ? config().requests : on != 0;
     if (!w.requests) w.requests = new RequestState();
     w.requests->sites.clear();
     w.requests->warps.resize((w.launch->threads_per_block + 31) / 32);
@@ -270,7 +273,10 @@ void begin_block_requests(Worker& w) {
     for (WarpRequests& r : w.requests->warps) r.clear();
 }
 
-void count_requests(bool on) { g_count_requests.store(on); }
-bool counting_requests() { return g_count_requests.load(); }
+void count_requests(bool on) { g_count_requests.store(on ? 1 : 0); }
+bool counting_requests() {
+    const int on = g_count_requests.load();
+    return on < 0 ? config().requests : on != 0;
+}
 
 }  // namespace cudaemu

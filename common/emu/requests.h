@@ -73,8 +73,6 @@ struct RequestState {
     };
     std::unordered_map<Site, RequestCounts, SiteHash> sites;
 };
-// Whether launches from the next one on count requests (cudaemu::count_requests).
-extern std::atomic<bool> g_count_requests;
 // A worker's state for a new launch (its counts emptied) and a new block (what a failed block left dropped).
 void begin_launch_requests(Worker& w);
 void begin_block_requests(Worker& w);

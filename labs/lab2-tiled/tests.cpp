@@ -30,6 +30,13 @@ TEST_CASE("reads at most 2*M*N*K/16 floats (64x48 * 48x32)") {
     expect(check_reads_at_most(p, run_student(p), tiled_bytes, "a 16×16 tiled kernel"));
 }
 
+TEST_CASE("coalesced: tile rows loaded and C stored by consecutive lanes (64x48 * 48x32)") {
+    Problem p = random_problem(64, 32, 48, 16);
+    expect(check_coalesced(p, run_matmul_counting_requests(p, matmul),
+                           tile_mapping_sectors(p, TILE_WIDTH, TILE_WIDTH, TILE_WIDTH),
+                           "tile rows loaded with consecutive lanes"));
+}
+
 TEST_CASE("every element of C written exactly once, by kernel code") {
     Problem p = random_problem(48, 32, 64, 8);
     expect(check_written_once(p, run_student(p)));

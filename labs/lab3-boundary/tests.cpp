@@ -34,6 +34,13 @@ TEST_CASE("reads at most M*K*ceil(N/16) + K*N*ceil(M/16) floats (55x48 * 48x43)"
     expect(check_reads_at_most(p, run_student(p), tiled_floats * sizeof(float), "a 16×16 tiled kernel"));
 }
 
+TEST_CASE("coalesced: tile rows loaded and C stored by consecutive lanes (55x48 * 48x43)") {
+    Problem p = random_problem(55, 43, 48, 16);
+    expect(check_coalesced(p, run_matmul_counting_requests(p, matmul),
+                           tile_mapping_sectors(p, TILE_WIDTH, TILE_WIDTH, TILE_WIDTH),
+                           "tile rows loaded with consecutive lanes"));
+}
+
 TEST_CASE("every element of C written exactly once, by kernel code") {
     Problem p = random_problem(55, 43, 48, 9);
     expect(check_written_once(p, run_student(p)));

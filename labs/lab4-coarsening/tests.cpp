@@ -37,6 +37,12 @@ TEST_CASE("reads at most M*K*ceil(N/64) + K*N*ceil(M/64) floats (55x48 * 48x43 a
     }
 }
 
+TEST_CASE("coalesced: tile rows loaded and C stored by consecutive lanes (55x48 * 48x43)") {
+    Problem p = random_problem(55, 43, 48, 16);
+    expect(check_coalesced(p, run_matmul_counting_requests(p, matmul), tile_mapping_sectors(p, BM, BN, BK),
+                           "tile rows loaded with consecutive lanes"));
+}
+
 TEST_CASE("every element of C written exactly once, by kernel code") {
     Problem p = random_problem(55, 43, 48, 9);
     expect(check_written_once(p, run_student(p)));
