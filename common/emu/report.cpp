@@ -217,6 +217,10 @@ std::vector<AllocationTraffic> add_requests(LaunchReport& r, const std::vector<W
             RequestCounts& t = sites[{site.key, site.alloc}];
             t.requests += c.requests, t.units += c.units, t.ideal += c.ideal, t.bytes += c.bytes;
             t.size = std::max(t.size, c.size);
+            if (c.sample_order < t.sample_order) {
+                t.sample_order = c.sample_order, t.sample_lanes = c.sample_lanes;
+                std::copy(std::begin(c.sample), std::end(c.sample), t.sample);
+            }
         }
     }
     std::vector<AllocationTraffic> per_alloc(g_allocations.size());
@@ -224,6 +228,7 @@ std::vector<AllocationTraffic> add_requests(LaunchReport& r, const std::vector<W
     for (const auto& [site, c] : sites) pcs.push_back(static_cast<uintptr_t>(site.first >> 2));
     symbolize(pcs);
     std::map<std::tuple<std::string, int, int, int>, LineRequests> lines;  // (file, line, kind, allocation)
+    std::map<const LineRequests*, uint64_t> out_order;                     // when each line's sample was made
     for (const auto& [site, c] : sites) {
         const int kind = static_cast<int>(site.first & 3);
         const bool shared = kind == kSharedLoad || kind == kSharedStore;
@@ -248,6 +253,13 @@ std::vector<AllocationTraffic> add_requests(LaunchReport& r, const std::vector<W
         if (!shared && site.second >= 0) out.allocation = g_allocations[site.second]->name;
         out.requests += c.requests, out.sectors += c.units, out.ideal += c.ideal, out.bytes += c.bytes;
         out.access_bytes = std::max(out.access_bytes, c.size);
+        if (out.first_request.empty() || c.sample_order < out_order[&out]) {  // the line's first access site
+            out_order[&out] = c.sample_order;
+            const uint64_t base = !shared && site.second >= 0 ? g_allocations[site.second]->base : 0;
+            out.first_request.assign(32, -1);
+            for (uint32_t l = 0; l < 32; ++l)
+                if ((c.sample_lanes >> l) & 1) out.first_request[l] = static_cast<int64_t>(c.sample[l] - base);
+        }
     }
     for (auto& [key, l] : lines) r.line_requests.push_back(l);
     return per_alloc;

@@ -238,7 +238,8 @@ void finish_warp_requests(Worker& w) {
         RequestState::Site site{0, 0};
         RequestCounts* counts = nullptr;
     } cache[16];  // the interval's few access sites, without a hash lookup per request
-    for (WarpRequests& r : s.warps) {
+    for (size_t warp = 0; warp < s.warps.size(); ++warp) {
+        WarpRequests& r = s.warps[warp];
         for (size_t g = 0; g < r.n; ++g) {
             const WarpRequests::Group& q = r.groups[g];
             const uint64_t* addr = &r.addr[g * 32];
@@ -249,6 +250,11 @@ void finish_warp_requests(Worker& w) {
             const bool global = (q.key & 3) == kGlobalLoad || (q.key & 3) == kGlobalStore;
             counts.requests++;
             measure(counts, addr, q.lanes, q.size, global);
+            const uint64_t order = (w.block_linear << 24) | (warp << 16) | std::min<size_t>(g, 0xFFFF);
+            if (order < counts.sample_order) {
+                counts.sample_order = order, counts.sample_lanes = q.lanes;
+                std::memcpy(counts.sample, addr, sizeof counts.sample);
+            }
             counts.size = std::max<int>(counts.size, q.size);
         }
         r.clear();

@@ -50,6 +50,11 @@ struct RequestCounts {
     int size = 0;  // the widest access a lane made there
     // The last request measured here: the next one whose lanes sit at the same distances from the first lane, shifted
     // by whole sectors (global) or words (shared), costs the same; most requests of a loop are such repeats.
+    // The first request made here (lowest block, then warp, then its position in the block): each lane's address
+    // (an offset in shared memory for shared requests), for a picture of which lanes share a sector.
+    uint64_t sample_order = UINT64_MAX;
+    uint32_t sample_lanes = 0;
+    uint64_t sample[32] = {};
     struct Last {
         bool valid = false;
         uint32_t lanes = 0;

@@ -76,6 +76,17 @@ def build(lab, kernel, tile=None):
     return program
 
 
+def requests(program, M, K, N):
+    """Per launch and source line, the warp-level requests of `program` (from build) on M×K·K×N, with each line's
+    first request lane by lane (measure.cpp --requests)."""
+    env = dict(os.environ, CUDAEMU_QUIET="1", CUDAEMU_TIMEOUT="60")
+    proc = subprocess.run([program, str(M), str(N), str(K), "--requests"], capture_output=True, text=True, env=env,
+                          timeout=300)
+    if proc.returncode != 0:
+        raise RuntimeError("%s %d %d %d failed (exit %d): %s" % (program, M, N, K, proc.returncode, proc.stderr))
+    return json.loads(proc.stdout)
+
+
 def measure(program, M, K, N, totals_only=False, workers=None):
     """What `program` (from build) counted for M×K·K×N. totals_only: no per-element lists and no correctness check,
     for large sizes (make bench and make profile count n = 2048), which also get the emulator's default watchdog.

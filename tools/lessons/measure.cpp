@@ -3,6 +3,8 @@
 // sectors for A, B and C, and per element how often A and B were read and which block wrote C.
 //
 //   measure M N K            (the order of the matmul contract; seeded random inputs)
+//   measure M N K --requests per launch and source line, the warp-level requests and the lanes' offsets in the
+//                            line's first request (what make coalescing draws)
 //   measure M N K --totals   only the totals, for large sizes: no check against the CPU reference ("correct" is
 //                            null) and no per-element lists (what make bench and make profile need)
 //
@@ -34,14 +36,39 @@ int positive(const char* text) {
 
 }  // namespace
 
+// --requests: per launch, every source line's warp-level requests and its first request lane by lane (make coalescing)
+int print_requests(const Run& run) {
+    std::printf("{\"correct\": %s, \"launches\": [", run.diagnostics.empty() ? "true" : "false");
+    bool first_launch = true;
+    for (const cudaemu::LaunchReport& r : cudaemu::launches()) {
+        std::printf("%s\n {\"kernel\": \"%s\", \"lines\": [", first_launch ? "" : ",", r.kernel.c_str());
+        first_launch = false;
+        for (size_t i = 0; i < r.line_requests.size(); ++i) {
+            const cudaemu::LineRequests& l = r.line_requests[i];
+            std::printf(
+                "%s\n  {\"file\": \"%s\", \"line\": %d, \"shared\": %s, \"store\": %s, \"allocation\": \"%s\", "
+                "\"requests\": %llu, \"units\": %llu, \"ideal\": %llu, \"access_bytes\": %d, \"first_request\": %s}",
+                i ? "," : "", l.file.c_str(), l.line, l.shared ? "true" : "false", l.store ? "true" : "false",
+                l.allocation.c_str(), (unsigned long long)l.requests, (unsigned long long)l.sectors,
+                (unsigned long long)l.ideal, l.access_bytes, json_list(l.first_request).c_str());
+        }
+        std::printf("]}");
+    }
+    std::printf("]}\n");
+    return 0;
+}
+
 int main(int argc, char** argv) {
-    const bool totals = argc == 5 && std::string(argv[4]) == "--totals";
-    const bool shape = argc == 4 || totals;
+    const std::string mode = argc == 5 ? argv[4] : "";
+    const bool totals = mode == "--totals", per_line = mode == "--requests";
+    const bool shape = argc == 4 || totals || per_line;
     const int M = shape ? positive(argv[1]) : 0, N = shape ? positive(argv[2]) : 0, K = shape ? positive(argv[3]) : 0;
-    if (!M || !N || !K) return std::fprintf(stderr, "usage: %s M N K [--totals]   (each >= 1)\n", argv[0]), 2;
+    if (!M || !N || !K)
+        return std::fprintf(stderr, "usage: %s M N K [--totals | --requests]   (each >= 1)\n", argv[0]), 2;
 
     const Problem p = random_problem(M, N, K, 1);
     const Run run = totals ? run_matmul(p, matmul) : run_matmul_counting_requests(p, matmul);
+    if (per_line) return print_requests(run);
     uint64_t shared_loads = 0, shared_stores = 0;
     for (const cudaemu::LaunchReport& r : cudaemu::launches()) {
         shared_loads += r.shared_load_bytes;

@@ -50,6 +50,9 @@ struct LineRequests {
     uint64_t ideal = 0;    // the fewest sectors (wavefronts: of 128 bytes) the bytes the lanes asked for could take
     uint64_t bytes = 0;    // the bytes the requests' lanes asked for, each counted once per request
     int access_bytes = 0;  // the size of one lane's access (the largest, if the line has several)
+    // The line's first request (lowest block, its first warp, its first execution): per lane, the byte offset it
+    // accessed in the allocation (shared: in the block's shared memory), or -1 for a lane that took no part.
+    std::vector<int64_t> first_request;
 };
 
 struct LaunchReport {
