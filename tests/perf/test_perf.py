@@ -16,6 +16,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools", "perf"))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import gputool  # noqa: E402
 import perfdata  # noqa: E402
+import requests_ncu  # noqa: E402
 import svgplot  # noqa: E402
 import svgrender  # noqa: E402
 
@@ -110,6 +111,21 @@ class ToolOutputParsing(unittest.TestCase):
         self.assertAlmostEqual(m["sm__warps_active.avg.pct_of_peak_sustained_active"], 97.61)
         self.assertNotEqual(m["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"],
                             m["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"])  # n/a -> NaN
+
+    def test_requests_from_ncu(self):
+        """requests_ncu.py: every launch's eight request figures, in launch order, thousands separators and all."""
+        header = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size",'
+                  '"Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"\n')
+        rows = ""
+        for launch, kernel in enumerate(["global_stride(const float *, float *, int, int)", "shared_float4(float *)"]):
+            for n, metric in enumerate(requests_ncu.NCU.values()):
+                rows += ('"%d","1","requests","host","%s","1","7","(32, 1, 1)","(1, 1, 1)","0","9.0",'
+                         '"Command line profiler metrics","%s","","%s"\n') % (launch, kernel, metric,
+                                                                             "{:,}".format(1000 * launch + n))
+        launches = requests_ncu.launches_from_ncu("==PROF== Connected\n" + header + rows)
+        self.assertEqual([l["kernel"] for l in launches], ["global_stride", "shared_float4"])
+        self.assertEqual([launches[1][key] for key in requests_ncu.KEYS],
+                         [1000 + list(requests_ncu.NCU).index(key) for key in requests_ncu.KEYS])
 
     def test_ncu_without_a_table_is_an_error(self):
         with self.assertRaises(ValueError):

@@ -8,8 +8,6 @@
 The cases: tests/emu/programs/requests.cu (hand-computable patterns), every lab's reference and lab 1's
 row_from_x.cu, each at a shape of whole tiles and one with partial tiles (where its contract allows). A launch is matched by its order and name.
 """
-import csv
-import io
 import json
 import os
 import subprocess
@@ -19,6 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "grader"))
 import labtool  # noqa: E402
+import perfdata  # noqa: E402  (ncu's CSV)
 
 KEYS = ["global_load_requests", "global_load_sectors", "global_store_requests", "global_store_sectors",
         "shared_load_requests", "shared_load_wavefronts", "shared_store_requests", "shared_store_wavefronts"]
@@ -77,19 +76,19 @@ def count_emu(binary, args):
     return [dict({"kernel": r["kernel"]}, **{k: r[k] for k in KEYS}) for r in launches]
 
 
+def launches_from_ncu(text):
+    """ncu's CSV (perfdata.parse_ncu_csv) -> one dict per launch, in order: its kernel's name and KEYS."""
+    launches = perfdata.parse_ncu_csv(text)
+    return [dict({"kernel": launches[i]["kernel"].split("(")[0].split("<")[0]},
+                 **{key: int(launches[i][metric]) for key, metric in NCU.items()}) for i in sorted(launches)]
+
+
 def count_gpu(binary, args):
     proc = subprocess.run(["ncu", "--csv", "--print-units", "base", "--metrics", ",".join(NCU.values()), binary]
                           + args, capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit("ncu failed: " + (proc.stdout + proc.stderr)[-2000:])
-    text = proc.stdout[proc.stdout.index('"ID"'):]
-    launches = {}
-    for row in csv.DictReader(io.StringIO(text)):
-        r = launches.setdefault(int(row["ID"]), {"kernel": row["Kernel Name"].split("(")[0].split("<")[0]})
-        for key, metric in NCU.items():
-            if row["Metric Name"] == metric:
-                r[key] = int(float(row["Metric Value"].replace(",", "")))
-    return [launches[i] for i in sorted(launches)]
+    return launches_from_ncu(proc.stdout)
 
 
 def main():
