@@ -44,6 +44,15 @@ class Coalescing(unittest.TestCase):
         self.assertEqual(rows, ["%d, %d" % (i, i + 16) for i in range(16)])
         self.assertIn("16 sectors of 32 bytes (2 would do)", self.row_from_x.stdout)
 
+    def test_a_kernel_that_touches_no_global_memory_gets_one_line(self):
+        import emulator
+        skeleton = emulator.labtool.skeleton("lab1-naive")  # as handed out: TODOs, no accesses
+        proc = lesson("coalescing", "LAB=1", "KERNEL=" + skeleton, "M=8", "K=8", "N=8")
+        self.assertEqual(proc.returncode, 1)
+        self.assertEqual(proc.stdout, "")
+        self.assertEqual(len(proc.stderr.strip().splitlines()), 1, proc.stderr)
+        self.assertIn("made no load or store of global memory", proc.stderr)
+
     def test_bad_arguments(self):
         assert_usage_error(self, "coalescing", ["KERNEL=" + SOLUTION], "LAB is missing")
         assert_usage_error(self, "coalescing", ["LAB=1", "KERNEL=nowhere.cu"], "no kernel file 'nowhere.cu'")

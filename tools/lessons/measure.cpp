@@ -37,8 +37,8 @@ int positive(const char* text) {
 }  // namespace
 
 // --requests: per launch, every source line's warp-level requests and its first request lane by lane (make coalescing)
-int print_requests(const Run& run) {
-    std::printf("{\"correct\": %s, \"launches\": [", run.diagnostics.empty() ? "true" : "false");
+int print_requests(const Problem& p, const Run& run) {
+    std::printf("{\"correct\": %s, \"launches\": [", check_result(p, run).ok ? "true" : "false");
     bool first_launch = true;
     for (const cudaemu::LaunchReport& r : cudaemu::launches()) {
         std::printf("%s\n {\"kernel\": \"%s\", \"lines\": [", first_launch ? "" : ",", r.kernel.c_str());
@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
 
     const Problem p = random_problem(M, N, K, 1);
     const Run run = totals ? run_matmul(p, matmul) : run_matmul_counting_requests(p, matmul);
-    if (per_line) return print_requests(run);
+    if (per_line) return print_requests(p, run);
     uint64_t shared_loads = 0, shared_stores = 0;
     for (const cudaemu::LaunchReport& r : cudaemu::launches()) {
         shared_loads += r.shared_load_bytes;
