@@ -71,8 +71,12 @@ void collect_launches(Run& run) {
         ++run.kernel_launches;
         run.bytes_read += r.global_load_bytes;
         run.bytes_written += r.global_store_bytes;
-        for (const cudaemu::AllocationTraffic& a : r.allocations)
+        for (const cudaemu::AllocationTraffic& a : r.allocations) {
             if (a.name == "A" || a.name == "B") run.bytes_read_AB += a.load_bytes;
+            if (a.name == "A") run.bytes_read_A += a.load_bytes;
+            if (a.name == "B") run.bytes_read_B += a.load_bytes;
+            if (a.name == "C") run.bytes_written_C += a.store_bytes;
+        }
         for (const cudaemu::LineTraffic& l : r.line_loads) {
             if (l.allocation != "A" && l.allocation != "B") continue;
             const std::string where = l.file + ":" + std::to_string(l.line);
@@ -384,6 +388,9 @@ Sectors naive_mapping_sectors(const Problem& p, dim3 block) {
                 c.clear();
                 for (auto [row, col] : lanes) c.push_back((uint64_t(row) * p.N + col) * sizeof(float) / 32);
                 s.C += distinct(c);
+                s.C_bytes += lanes.size() * sizeof(float);
+                s.A_bytes += lanes.size() * sizeof(float) * p.K;
+                s.B_bytes += lanes.size() * sizeof(float) * p.K;
                 for (int k = 0; k < p.K; ++k) {
                     a.clear(), b.clear();
                     for (auto [row, col] : lanes) {
@@ -416,6 +423,9 @@ Sectors tile_mapping_sectors(const Problem& p, int BM, int BN, int BK) {
         const uint64_t c0 = bx * BN, c1 = std::min<uint64_t>(p.N, c0 + BN);
         for (uint64_t row = 0; row < uint64_t(p.M); ++row) s.C += spanned(row * p.N + c0, c1 - c0);
     }
+    s.A_bytes = uint64_t(p.M) * p.K * blocks_x * sizeof(float);  // each in-bounds element once per block column
+    s.B_bytes = uint64_t(p.K) * p.N * blocks_y * sizeof(float);
+    s.C_bytes = uint64_t(p.M) * p.N * sizeof(float);
     return s;
 }
 
@@ -423,24 +433,35 @@ Verdict check_coalesced(const Problem& p, const Run& run, const Sectors& taught,
     if (!run.measured) return {false, "sectors are only counted on the emulator (BACKEND=emu)"};
     if (Verdict r = check_result(p, run); !r.ok)
         return {false, "coalescing is only judged for a correct kernel, and this one is not: " + r.message};
-    const std::pair<const char*, uint64_t> limits[] = {{"A", 2 * taught.A}, {"B", 2 * taught.B}, {"C", 2 * taught.C}};
+    struct Matrix {
+        const char* name;
+        uint64_t taught_sectors, taught_bytes, bytes;
+    };
+    const Matrix matrices[] = {{"A", taught.A, taught.A_bytes, run.bytes_read_A},
+                               {"B", taught.B, taught.B_bytes, run.bytes_read_B},
+                               {"C", taught.C, taught.C_bytes, run.bytes_written_C}};
     std::string out;
-    for (auto [matrix, limit] : limits) {
+    for (const Matrix& m : matrices) {
         uint64_t sectors = 0;
         const Run::LineRequests* worst = nullptr;
         for (const Run::LineRequests& l : run.ABC_requests) {
-            if (l.matrix != matrix) continue;
+            if (l.matrix != m.name) continue;
             sectors += l.sectors;
             if (!worst || l.sectors * worst->ideal > worst->sectors * l.ideal) worst = &l;  // most sectors per ideal
         }
-        if (sectors <= limit || !worst) continue;
-        char per[64];
+        // sectors / bytes at most twice the taught mapping's, in whole numbers
+        if (!worst || !m.bytes || sectors * m.taught_bytes <= 2 * m.taught_sectors * m.bytes) continue;
+        char per[96], got[48], want[48];
         std::snprintf(per, sizeof per, "%.1f sectors of 32 bytes per warp request where %.1f would do",
                       double(worst->sectors) / double(worst->requests), double(worst->ideal) / double(worst->requests));
-        const bool store = std::string(matrix) == "C";
+        std::snprintf(got, sizeof got, "%.0f", double(m.bytes) / double(sectors));
+        std::snprintf(want, sizeof want, "%.0f", double(m.taught_bytes) / double(m.taught_sectors));
+        const std::string bytes = std::string(" (a sector per ") + got + " bytes " +
+                                  (m.name[0] == 'C' ? "stored" : "loaded") + "; " + mapping + " takes one per " + want +
+                                  ")";
+        const bool store = m.name[0] == 'C';
         out += (out.empty() ? p.description + ": " : "; ") + worst->where + (store ? " stores C with " : " loads ") +
-               (store ? "" : std::string(matrix) + " with ") + per + " (" + with_commas(sectors) + " sectors for " +
-               matrix + "; " + with_commas(limit / 2) + " with " + mapping + ")";
+               (store ? "" : std::string(m.name) + " with ") + per + bytes;
     }
     if (out.empty()) return {};
     return {false, out +

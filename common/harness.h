@@ -34,9 +34,10 @@ struct Run {
     // Measured by the emulator only (measured == false on a GPU):
     bool measured = false;
     int kernel_launches = 0;
-    uint64_t bytes_read_AB = 0;      // global bytes loaded from A and B
-    uint64_t bytes_read = 0;         // all global bytes loaded
-    uint64_t bytes_written = 0;      // all global bytes stored
+    uint64_t bytes_read_AB = 0;                                        // global bytes loaded from A and B
+    uint64_t bytes_read_A = 0, bytes_read_B = 0, bytes_written_C = 0;  // the same per matrix, and stored to C
+    uint64_t bytes_read = 0;                                           // all global bytes loaded
+    uint64_t bytes_written = 0;                                        // all global bytes stored
     std::vector<uint32_t> C_writes;  // per element of C: how many kernel stores touched it
     std::vector<int64_t> C_writer;   // per element of C: linear index of the block that stored it last, -1 if none
     std::vector<uint32_t> A_reads;   // per element of A: how many kernel loads touched it
@@ -91,10 +92,13 @@ Verdict check_reads_at_most(const Problem& p, const Run& run, uint64_t bytes, co
 Verdict check_reads_exactly(const Problem& p, const Run& run, uint64_t bytes, const std::string& kernel_kind);
 // Every element of C stored exactly once, by kernel code, and nothing else stored.
 Verdict check_written_once(const Problem& p, const Run& run);
-// Coalescing: the 32-byte sectors the kernel's warps loaded from A and B and stored to C, each at most twice what
-// `taught` (the lab's mapping of threads to elements) needs on this problem; a failure names the worst source line.
+// Coalescing: the 32-byte sectors the kernel's warps took per byte they loaded from A and B and stored to C, each
+// at most twice what `taught` (the lab's mapping of threads to elements) takes on this problem; a failure names the
+// worst source line. Per byte, so that a kernel that moves more bytes (an untiled one in a tiled lab) is judged by
+// how its accesses fall into sectors, not by how many it makes (the byte limits judge those).
 struct Sectors {
     uint64_t A = 0, B = 0, C = 0;
+    uint64_t A_bytes = 0, B_bytes = 0, C_bytes = 0;  // the bytes the mapping's lanes load and store, each lane's own
 };
 Verdict check_coalesced(const Problem& p, const Run& run, const Sectors& taught, const std::string& mapping);
 // The sectors of the naive mapping (one thread per element of C, col from x, row from y) with blocks of `block`

@@ -440,8 +440,10 @@ def check_setpriv(t, tmp):
             score = json.load(f)["score"]
     except (OSError, ValueError, KeyError):
         score = None
-    t.check(proc.returncode == 0 and score == 187.5, "grade-one --sandbox setpriv: a lab 1 solution and lab 3's "
-            "printed_report.cu get 100 + 87.5", proc.stdout[-1500:] + proc.stderr[-1500:])
+    printed = malicious_table()["lab3/printed_report.cu"][0]  # its score in the README's table
+    t.check(proc.returncode == 0 and score is not None and abs(score - (100 + printed)) < 0.005,
+            "grade-one --sandbox setpriv: a lab 1 solution and lab 3's printed_report.cu get 100 + %g" % printed,
+            proc.stdout[-1500:] + proc.stderr[-1500:])
 
 
 def check_nvcc_confinement(t, tmp):
