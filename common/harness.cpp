@@ -72,7 +72,6 @@ void collect_launches(Run& run) {
         run.bytes_read += r.global_load_bytes;
         run.bytes_written += r.global_store_bytes;
         for (const cudaemu::AllocationTraffic& a : r.allocations) {
-            if (a.name == "A" || a.name == "B") run.bytes_read_AB += a.load_bytes;
             if (a.name == "A") run.bytes_read_A += a.load_bytes;
             if (a.name == "B") run.bytes_read_B += a.load_bytes;
             if (a.name == "C") run.bytes_written_C += a.store_bytes;
@@ -105,6 +104,7 @@ void collect_launches(Run& run) {
             run.diagnostics.push_back(d.kind + ": " + d.message);
         }
     }
+    run.bytes_read_AB = run.bytes_read_A + run.bytes_read_B;
 }
 }  // namespace
 #endif
@@ -451,15 +451,14 @@ Verdict check_coalesced(const Problem& p, const Run& run, const Sectors& taught,
         }
         // sectors / bytes at most twice the taught mapping's, in whole numbers
         if (!worst || !m.bytes || sectors * m.taught_bytes <= 2 * m.taught_sectors * m.bytes) continue;
+        const bool store = m.name[0] == 'C';
         char per[96], got[48], want[48];
         std::snprintf(per, sizeof per, "%.1f sectors of 32 bytes per warp request where %.1f would do",
                       double(worst->sectors) / double(worst->requests), double(worst->ideal) / double(worst->requests));
         std::snprintf(got, sizeof got, "%.0f", double(m.bytes) / double(sectors));
         std::snprintf(want, sizeof want, "%.0f", double(m.taught_bytes) / double(m.taught_sectors));
-        const std::string bytes = std::string(" (a sector per ") + got + " bytes " +
-                                  (m.name[0] == 'C' ? "stored" : "loaded") + "; " + mapping + " takes one per " + want +
-                                  ")";
-        const bool store = m.name[0] == 'C';
+        const std::string bytes = std::string(" (a sector per ") + got + " bytes " + (store ? "stored" : "loaded") +
+                                  "; " + mapping + " takes one per " + want + ")";
         out += (out.empty() ? p.description + ": " : "; ") + worst->where + (store ? " stores C with " : " loads ") +
                (store ? "" : std::string(m.name) + " with ") + per + bytes;
     }

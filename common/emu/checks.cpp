@@ -412,16 +412,17 @@ __attribute__((noinline, cold)) void misaligned(uintptr_t a, size_t align, bool 
 __attribute__((always_inline)) inline void on_access(uintptr_t a, size_t size, bool store, uintptr_t pc,
                                                      size_t align = 0) {
     if (__builtin_expect(align > 1 && (a & (align - 1)), 0)) misaligned(a, align, store, pc);
+    const size_t request = align ? align : 1;  // a load or store instruction: part of a warp-level request
     if (a - g_arena_base < g_arena_size) {
-        global_access(a, size, store, pc, align ? align : 1);
+        global_access(a, size, store, pc, request);
         return;
     }
     Worker* w = tls_worker;
     if (w && w->current) {
         if (a - w->shared_lo < w->shared_size)
-            shared_access(*w, a, size, store, pc, align ? align : 1);
+            shared_access(*w, a, size, store, pc, request);
         else if (__builtin_expect(!g_registered.empty(), 0))
-            registered_access(*w, a, size, store, pc, align ? align : 1);
+            registered_access(*w, a, size, store, pc, request);
     }
 }
 

@@ -133,10 +133,6 @@ std::string worded_races(const std::vector<const RawDiag*>& group, uint64_t coun
     return text;
 }
 
-}  // namespace
-
-namespace {
-
 // The warp-level figures of the stats line, when they were counted.
 std::string requests_keys(const LaunchReport& r) {
     if (!r.requests_counted) return "";
@@ -213,15 +209,7 @@ std::vector<AllocationTraffic> add_requests(LaunchReport& r, const std::vector<W
     for (Worker* w : workers) {
         if (!w->requests || !w->count_requests) continue;
         r.requests_counted = true;
-        for (const auto& [site, c] : w->requests->sites) {
-            RequestCounts& t = sites[{site.key, site.alloc}];
-            t.requests += c.requests, t.units += c.units, t.ideal += c.ideal, t.bytes += c.bytes;
-            t.size = std::max(t.size, c.size);
-            if (c.sample_order < t.sample_order) {
-                t.sample_order = c.sample_order, t.sample_lanes = c.sample_lanes;
-                std::copy(std::begin(c.sample), std::end(c.sample), t.sample);
-            }
-        }
+        for (const auto& [site, c] : w->requests->sites) sites[{site.key, site.alloc}].merge(c);
     }
     std::vector<AllocationTraffic> per_alloc(g_allocations.size());
     std::vector<uintptr_t> pcs;
@@ -257,8 +245,8 @@ std::vector<AllocationTraffic> add_requests(LaunchReport& r, const std::vector<W
             out_order[&out] = c.sample_order;
             const uint64_t base = !shared && site.second >= 0 ? g_allocations[site.second]->base : 0;
             out.first_request.assign(32, -1);
-            for (uint32_t l = 0; l < 32; ++l)
-                if ((c.sample_lanes >> l) & 1) out.first_request[l] = static_cast<int64_t>(c.sample[l] - base);
+            for (uint32_t lane = 0; lane < 32; ++lane)
+                if ((c.sample_lanes >> lane) & 1) out.first_request[lane] = static_cast<int64_t>(c.sample[lane] - base);
         }
     }
     for (auto& [key, l] : lines) r.line_requests.push_back(l);

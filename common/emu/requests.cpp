@@ -4,6 +4,7 @@
 #include "api.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 namespace cudaemu {
@@ -62,8 +63,7 @@ bool vector_piece(WarpRequests& r, Fiber& f, RequestKind kind, uint64_t addr, ui
     return true;
 }
 
-uint32_t warp_request_slow(Worker&, Fiber& f, WarpRequests& r, uint32_t seq, uint64_t key, int alloc, uint64_t,
-                           uint8_t size) {
+uint32_t warp_request_slow(Fiber& f, WarpRequests& r, uint32_t seq, uint64_t key, int alloc, uint8_t size) {
     const uint32_t lane = f.linear & 31;
     if (!f.access_diverged) {
         build_index(r);
@@ -114,6 +114,13 @@ uint32_t global_sectors(const uint64_t* addr, uint32_t lanes, uint8_t size) {
 
 namespace {
 
+// The most of the n distinct words that fall in one of the 32 banks.
+uint32_t most_in_one_bank(const uint64_t* words, uint32_t n) {
+    uint32_t per_bank[32] = {}, most = 0;
+    for (uint32_t i = 0; i < n; ++i) most = std::max(most, ++per_bank[words[i] & 31]);
+    return most;
+}
+
 // The distinct 4-byte words that `lanes` touch, sorted, and the most of them in one bank (0 when no lane is active).
 uint32_t busiest_bank(const uint64_t* addr, uint32_t lanes, uint8_t size, uint64_t* words, uint32_t* n) {
     *n = 0;
@@ -123,9 +130,7 @@ uint32_t busiest_bank(const uint64_t* addr, uint32_t lanes, uint8_t size, uint64
     }
     std::sort(words, words + *n);
     *n = static_cast<uint32_t>(std::unique(words, words + *n) - words);
-    uint32_t per_bank[32] = {}, most = 0;
-    for (uint32_t i = 0; i < *n; ++i) most = std::max(most, ++per_bank[words[i] & 31]);
-    return most;
+    return most_in_one_bank(words, *n);
 }
 
 }  // namespace
@@ -168,8 +173,7 @@ uint32_t shared_wavefronts(const uint64_t* addr, uint32_t lanes, uint8_t size) {
         const uint32_t shared =
             static_cast<uint32_t>(std::set_intersection(words, words + n, other, other + m, both) - both);
         const uint32_t all = static_cast<uint32_t>(std::set_union(words, words + n, other, other + m, both) - both);
-        uint32_t per_bank[32] = {}, most = 0;
-        for (uint32_t i = 0; i < all; ++i) most = std::max(most, ++per_bank[both[i] & 31]);
+        const uint32_t most = most_in_one_bank(both, all);
         uint64_t starts[32];
         uint32_t k = 0;
         for (uint32_t l = (a << first) | (b << (first + phase_lanes)); l; l &= l - 1)

@@ -9,8 +9,9 @@
 // warp's first (a branch, a loop with more or fewer trips) counts its executions of each access site instead.
 // The requests of a barrier interval are measured when it ends (every lane has made its accesses by then).
 #pragma once
-#include <atomic>
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <unordered_map>
 #include <vector>
 
@@ -48,13 +49,13 @@ struct WarpRequests {
 struct RequestCounts {
     uint64_t requests = 0, units = 0, ideal = 0, bytes = 0;
     int size = 0;  // the widest access a lane made there
-    // The last request measured here: the next one whose lanes sit at the same distances from the first lane, shifted
-    // by whole sectors (global) or words (shared), costs the same; most requests of a loop are such repeats.
     // The first request made here (lowest block, then warp, then its position in the block): each lane's address
     // (an offset in shared memory for shared requests), for a picture of which lanes share a sector.
     uint64_t sample_order = UINT64_MAX;
     uint32_t sample_lanes = 0;
     uint64_t sample[32] = {};
+    // The last request measured here: the next one whose lanes sit at the same distances from the first lane, shifted
+    // by whole sectors (global) or words (shared), costs the same; most requests of a loop are such repeats.
     struct Last {
         bool valid = false;
         uint32_t lanes = 0;
@@ -63,6 +64,15 @@ struct RequestCounts {
         uint64_t deltas[32] = {};
         uint32_t units = 0, ideal = 0, bytes = 0;
     } last;
+    // Adds another worker's counts for the same site (the first request of the two stays the sample).
+    void merge(const RequestCounts& o) {
+        requests += o.requests, units += o.units, ideal += o.ideal, bytes += o.bytes;
+        size = std::max(size, o.size);
+        if (o.sample_order < sample_order) {
+            sample_order = o.sample_order, sample_lanes = o.sample_lanes;
+            std::copy(std::begin(o.sample), std::end(o.sample), sample);
+        }
+    }
 };
 
 // A worker's warp-level counting: its block's warps, and per launch what each (access site, allocation) did.
@@ -84,8 +94,7 @@ void begin_block_requests(Worker& w);
 
 // The slow path (the lane, or another of its warp, departed from the first lane's order): returns the request the
 // access joins; the caller stores its address.
-uint32_t warp_request_slow(Worker& w, Fiber& f, WarpRequests& r, uint32_t seq, uint64_t key, int alloc, uint64_t addr,
-                           uint8_t size);
+uint32_t warp_request_slow(Fiber& f, WarpRequests& r, uint32_t seq, uint64_t key, int alloc, uint8_t size);
 // A further piece of the vector the lane's last access began: widens its request; false if it is not one.
 bool vector_piece(WarpRequests& r, Fiber& f, RequestKind kind, uint64_t addr, uint8_t size);
 
@@ -108,7 +117,7 @@ __attribute__((always_inline)) inline void warp_request(Worker& w, RequestKind k
         g = r.add(key, alloc, size);
         r.groups[g].lanes = 1u << lane;
     } else {
-        g = warp_request_slow(w, f, r, seq, key, alloc, addr, size);
+        g = warp_request_slow(f, r, seq, key, alloc, size);
     }
     r.addr[size_t(g) * 32 + lane] = addr;
     f.vector_end = __builtin_expect(align > size, 0) ? addr + size : ~0ull;
