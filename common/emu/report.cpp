@@ -213,7 +213,7 @@ std::vector<AllocationTraffic> add_requests(LaunchReport& r, const std::vector<W
     }
     std::vector<AllocationTraffic> per_alloc(g_allocations.size());
     std::vector<uintptr_t> pcs;
-    for (const auto& [site, c] : sites) pcs.push_back(static_cast<uintptr_t>(site.first >> 2));
+    for (const auto& [site, c] : sites) pcs.push_back(pc_of(site.first));
     symbolize(pcs);
     std::map<std::tuple<std::string, int, int, int>, LineRequests> lines;  // (file, line, kind, allocation)
     std::map<const LineRequests*, uint64_t> out_order;                     // when each line's sample was made
@@ -232,7 +232,7 @@ std::vector<AllocationTraffic> add_requests(LaunchReport& r, const std::vector<W
                                   {&r.shared_store_requests, &r.shared_store_wavefronts}};
         *totals[kind][0] += c.requests;
         *totals[kind][1] += c.units;
-        const SourceLocation l = location_of(static_cast<uintptr_t>(site.first >> 2));
+        const SourceLocation l = location_of(pc_of(site.first));
         LineRequests& out = lines[{l.file, l.line, kind, shared ? -1 : site.second}];
         out.file = l.file;
         out.line = l.line;

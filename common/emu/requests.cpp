@@ -9,89 +9,9 @@
 
 namespace cudaemu {
 
-void WarpRequests::clear() {
-    n = 0;
-    if (indexed) {
-        ordered.clear();
-        by_occurrence.clear();
-        ordered_count.clear();
-        for (auto& c : lane_count) c.clear();
-        indexed = false;
-    }
-}
-
-uint32_t WarpRequests::add(uint64_t key, int alloc, uint8_t size) {
-    if (n == groups.size()) {
-        groups.resize(std::max<size_t>(64, 2 * groups.size()));
-        addr.resize(groups.size() * 32);
-    }
-    groups[n] = {key, alloc, 0, size};
-    return n++;
-}
-
-namespace {
-
-// From now on requests are also found by (key, n): index those made so far, all of them in the first lane's order.
-void build_index(WarpRequests& r) {
-    if (r.indexed) return;
-    r.indexed = true;
-    r.ordered.resize(r.n);
-    for (uint32_t g = 0; g < r.n; ++g) {
-        r.ordered[g] = g;
-        const uint64_t key = r.groups[g].key;
-        r.by_occurrence[key][r.ordered_count[key]++] = g;
-    }
-}
-
-// A lane leaves the fast path at position `seq`: its executions of each key so far are those of ordered[0, seq).
-void depart(WarpRequests& r, Fiber& f, uint32_t seq) {
-    build_index(r);
-    auto& counts = r.lane_count[f.linear & 31];
-    counts.clear();
-    for (uint32_t i = 0; i < seq; ++i) counts[r.groups[r.ordered[i]].key]++;
-    f.access_diverged = true;
-}
-
-}  // namespace
-
-bool vector_piece(WarpRequests& r, Fiber& f, RequestKind kind, uint64_t addr, uint8_t size) {
-    WarpRequests::Group& q = r.groups[f.vector_group];
-    if ((q.key & 3) != kind || addr + size > f.vector_limit) return false;
-    f.vector_end = addr + size;
-    q.size = static_cast<uint8_t>(
-        std::max<uint64_t>(q.size, f.vector_end - r.addr[size_t(f.vector_group) * 32 + (f.linear & 31)]));
-    return true;
-}
-
-uint32_t warp_request_slow(Fiber& f, WarpRequests& r, uint32_t seq, uint64_t key, int alloc, uint8_t size) {
-    const uint32_t lane = f.linear & 31;
-    if (!f.access_diverged) {
-        build_index(r);
-        if (seq == r.ordered.size()) {  // the first lane to get this far: the warp's stream grows
-            const uint32_t n = r.ordered_count[key];
-            auto& occurrences = r.by_occurrence[key];
-            if (!occurrences.count(n)) {
-                const uint32_t g = r.add(key, alloc, size);
-                r.groups[g].lanes = 1u << lane;
-                r.ordered.push_back(g);
-                r.ordered_count[key]++;
-                occurrences[n] = g;
-                return g;
-            }
-            // a departed lane made this request already: join it, and count by key from now on
-        } else if (r.groups[r.ordered[seq]].key == key) {  // still in step with the first lane
-            const uint32_t g = r.ordered[seq];
-            r.groups[g].lanes |= 1u << lane;
-            return g;
-        }
-        depart(r, f, seq);
-    }
-    const uint32_t n = r.lane_count[lane][key]++;
-    auto& occurrences = r.by_occurrence[key];
-    auto it = occurrences.find(n);
-    const uint32_t g = it != occurrences.end() ? it->second : (occurrences[n] = r.add(key, alloc, size));
-    r.groups[g].lanes |= 1u << lane;
-    return g;
+void WarpLog::grow() {
+    rows.resize(std::max<size_t>(16, 2 * rows.size()));
+    capacity = static_cast<uint32_t>(rows.size());
 }
 
 // The distinct 32-byte sectors the lanes' accesses touch.
@@ -209,61 +129,192 @@ uint64_t ideal_units(const uint64_t* addr, uint32_t lanes, uint8_t size, uint32_
     return (distinct + unit_bytes - 1) / unit_bytes;
 }
 
-}  // namespace
+bool is_global(uint64_t key) { return (key & 3) == kGlobalLoad || (key & 3) == kGlobalStore; }
+int32_t alloc_of(const LogRow& row, uint32_t lane) { return is_global(row.key[lane]) ? row.alloc[lane] : -1; }
 
-namespace {
-
-// Adds one request's sectors or wavefronts, and its ideal, to `counts`.
-void measure(RequestCounts& counts, const uint64_t* addr, uint32_t lanes, uint8_t size, bool global) {
-    RequestCounts::Last& last = counts.last;
-    const uint64_t base = addr[__builtin_ctz(lanes)];
-    uint64_t deltas[32];
-    for (uint32_t l = 0; l < 32; ++l) deltas[l] = (lanes >> l) & 1 ? addr[l] - base : 0;
-    if (last.valid && last.lanes == lanes && last.size == size && (base - last.base) % (global ? 32 : 4) == 0 &&
-        std::memcmp(deltas, last.deltas, sizeof deltas) == 0) {
-        counts.units += last.units, counts.ideal += last.ideal, counts.bytes += last.bytes;
-        return;
+// One request: its site, its lanes and their addresses (an offset in shared memory for shared requests).
+struct Request {
+    uint64_t key = 0;  // the site: site_of() of the lanes' keys
+    int32_t alloc = 0;
+    uint32_t lanes = 0;
+    uint8_t size = 0;  // the widest of the lanes' accesses
+    uint64_t addr[32] = {};
+    void add(uint32_t lane, const LogRow& row) {
+        if (!lanes) key = site_of(row.key[lane]), alloc = alloc_of(row, lane);
+        lanes |= 1u << lane;
+        addr[lane] = row.addr[lane];
+        size = std::max(size, size_of(row.key[lane]));
     }
-    uint64_t bytes = 0;
-    last.units = global ? global_sectors(addr, lanes, size) : shared_wavefronts(addr, lanes, size);
-    last.ideal = static_cast<uint32_t>(ideal_units(addr, lanes, size, global ? 32 : 128, &bytes));
-    last.bytes = static_cast<uint32_t>(bytes);
-    last.valid = true, last.lanes = lanes, last.size = size, last.base = base;
-    std::memcpy(last.deltas, deltas, sizeof deltas);
-    counts.units += last.units, counts.ideal += last.ideal, counts.bytes += last.bytes;
+};
+
+// Whether values[l] - base differs from expected[l] (from 0 when expected is null) for a lane l of `lanes`.
+bool differ(const uint64_t* values, uint64_t base, const uint64_t* expected, uint32_t lanes) {
+    uint64_t any = 0;
+    if (lanes == ~0u) {  // the common case, in a loop the compiler vectorises
+        if (expected)
+            for (uint32_t l = 0; l < 32; ++l) any |= (values[l] - base) ^ expected[l];
+        else
+            for (uint32_t l = 0; l < 32; ++l) any |= values[l] ^ base;
+        return any != 0;
+    }
+    for (uint32_t m = lanes; m; m &= m - 1) {
+        const uint32_t l = __builtin_ctz(m);
+        any |= (values[l] - base) ^ (expected ? expected[l] : 0);
+    }
+    return any != 0;
+}
+
+// Adds requests to the counts of their sites. A request's order (block, warp, position in the warp's requests) places
+// it among the launch's requests, for the choice of the sample.
+class Measurer {
+  public:
+    Measurer(RequestState& s, uint64_t block) : s_(s), block_(block) {}
+
+    // Request `position` of warp `warp`, already grouped.
+    void add(const Request& q, size_t warp, size_t position) {
+        RequestCounts& counts = site(q.key, q.alloc);
+        counts.requests++;
+        measure(counts, q);
+        sample(counts, q, warp, position);
+    }
+
+    // The fast path: request i of the warp is row i of its log, for `lanes`, whose keys are all `key`. Most requests
+    // repeat the site's last pattern (the same lanes at the same distances, shifted by whole sectors or words): they
+    // are compared with it in the row, without gathering their addresses first.
+    void add(const LogRow& row, uint32_t lanes, uint64_t key, uint32_t i, size_t warp) {
+        const uint32_t first = __builtin_ctz(lanes);
+        RequestCounts& counts = site(site_of(key), alloc_of(row, first));
+        counts.requests++;
+        const RequestCounts::Last& last = counts.last;
+        const uint64_t base = row.addr[first];
+        const uint64_t order = (block_ << 24) | (warp << 16) | std::min<size_t>(i, 0xFFFF);
+        if (last.valid && last.lanes == lanes && last.size == size_of(key) &&
+            (base - last.base) % (is_global(key) ? 32 : 4) == 0 && order >= counts.sample_order) {
+            if (!differ(row.addr, base, last.deltas, lanes)) {
+                counts.units += last.units, counts.ideal += last.ideal, counts.bytes += last.bytes;
+                return;
+            }
+        }
+        Request q;
+        for (uint32_t m = lanes; m; m &= m - 1) q.add(__builtin_ctz(m), row);
+        measure(counts, q);
+        sample(counts, q, warp, i);
+    }
+
+  private:
+    RequestCounts& site(uint64_t key, int alloc) {
+        const RequestState::Site site{key, alloc};
+        Cached& c = cache_[((key >> 10) ^ (key >> 15) ^ uint64_t(alloc)) & 15];
+        if (!c.counts || !(c.site == site)) c.site = site, c.counts = &s_.sites[site];
+        return *c.counts;
+    }
+
+    // Adds the request's sectors or wavefronts, and its ideal, to `counts`.
+    static void measure(RequestCounts& counts, const Request& q) {
+        RequestCounts::Last& last = counts.last;
+        const bool global = is_global(q.key);
+        const uint64_t base = q.addr[__builtin_ctz(q.lanes)];
+        uint64_t deltas[32];
+        for (uint32_t l = 0; l < 32; ++l) deltas[l] = (q.lanes >> l) & 1 ? q.addr[l] - base : 0;
+        if (!(last.valid && last.lanes == q.lanes && last.size == q.size &&
+              (base - last.base) % (global ? 32 : 4) == 0 && std::memcmp(deltas, last.deltas, sizeof deltas) == 0)) {
+            uint64_t bytes = 0;
+            last.units = global ? global_sectors(q.addr, q.lanes, q.size) : shared_wavefronts(q.addr, q.lanes, q.size);
+            last.ideal = static_cast<uint32_t>(ideal_units(q.addr, q.lanes, q.size, global ? 32 : 128, &bytes));
+            last.bytes = static_cast<uint32_t>(bytes);
+            last.valid = true, last.lanes = q.lanes, last.size = q.size, last.base = base;
+            std::memcpy(last.deltas, deltas, sizeof deltas);
+        }
+        counts.units += last.units, counts.ideal += last.ideal, counts.bytes += last.bytes;
+        counts.size = std::max<int>(counts.size, q.size);
+    }
+
+    void sample(RequestCounts& counts, const Request& q, size_t warp, size_t position) const {
+        const uint64_t order = (block_ << 24) | (warp << 16) | std::min<size_t>(position, 0xFFFF);
+        if (order < counts.sample_order) {
+            counts.sample_order = order, counts.sample_lanes = q.lanes;
+            std::memcpy(counts.sample, q.addr, sizeof counts.sample);
+        }
+    }
+
+    RequestState& s_;
+    uint64_t block_;
+    struct Cached {
+        RequestState::Site site{0, 0};
+        RequestCounts* counts = nullptr;
+    } cache_[16];  // the interval's few access sites, without a hash lookup per request
+};
+
+// Groups a warp's log from row `from` on by the n-th execution of each access site by each lane: a lane's sites are
+// not a prefix of the longest lane's. Rows before `from` hold the same site for every lane that reached them.
+void group_by_site(const WarpLog& log, const uint32_t* len, uint32_t lanes, uint32_t longest, uint32_t from,
+                   size_t warp, Measurer& measurer) {
+    std::unordered_map<uint64_t, uint32_t> before;  // each site's executions before `from`, the same in every lane
+    for (uint32_t i = 0; i < from; ++i) before[site_of(log.rows[i].key[longest])]++;
+    std::vector<Request> requests;
+    std::unordered_map<uint64_t, std::vector<uint32_t>> by_occurrence;  // site -> its (before + n)-th request
+    std::unordered_map<uint64_t, uint32_t> count;
+    for (uint32_t m = lanes; m; m &= m - 1) {
+        const uint32_t lane = __builtin_ctz(m);
+        count.clear();
+        for (uint32_t i = from; i < len[lane]; ++i) {
+            const uint64_t key = site_of(log.rows[i].key[lane]);
+            const uint32_t n = count[key]++;
+            std::vector<uint32_t>& occurrences = by_occurrence[key];
+            if (n == occurrences.size()) {
+                occurrences.push_back(static_cast<uint32_t>(requests.size()));
+                requests.emplace_back();
+            }
+            requests[occurrences[n]].add(lane, log.rows[i]);
+        }
+    }
+    for (size_t g = 0; g < requests.size(); ++g) measurer.add(requests[g], warp, from + g);
+}
+
+// Groups and measures the requests in the log of warp `warp`, and empties it.
+void finish_warp(Worker& w, Measurer& measurer, uint32_t warp) {
+    const WarpLog& log = w.requests->warps[warp];
+    const uint32_t first = warp * 32, threads = std::min(w.launch->threads_per_block - first, 32u);
+    uint32_t len[32] = {}, lanes = 0, longest = 0, shortest = UINT32_MAX;
+    for (uint32_t lane = 0; lane < threads; ++lane) {
+        Fiber& f = w.fibers[first + lane];
+        len[lane] = f.access_seq;
+        f.access_seq = 0, f.vector_end = ~0ull;
+        if (!len[lane]) continue;
+        lanes |= 1u << lane;
+        if (len[lane] > len[longest]) longest = lane;
+        shortest = std::min(shortest, len[lane]);
+    }
+    // Request i is row i while every lane's sites are those of the longest lane.
+    uint32_t active = lanes;
+    for (uint32_t i = 0; i < len[longest]; ++i) {
+        const LogRow& row = log.rows[i];
+        if (i >= shortest)
+            for (uint32_t m = active; m; m &= m - 1)
+                if (len[__builtin_ctz(m)] <= i) active &= ~(1u << __builtin_ctz(m));
+        const uint64_t key = row.key[longest];
+        if (differ(row.key, key, nullptr, active)) {
+            group_by_site(log, len, lanes, longest, i, warp, measurer);
+            return;
+        }
+        measurer.add(row, active, key, i, warp);
+    }
 }
 
 }  // namespace
 
 void finish_warp_requests(Worker& w) {
     if (!w.count_requests) return;
-    RequestState& s = *w.requests;
-    struct Cached {
-        RequestState::Site site{0, 0};
-        RequestCounts* counts = nullptr;
-    } cache[16];  // the interval's few access sites, without a hash lookup per request
-    for (size_t warp = 0; warp < s.warps.size(); ++warp) {
-        WarpRequests& r = s.warps[warp];
-        for (size_t g = 0; g < r.n; ++g) {
-            const WarpRequests::Group& q = r.groups[g];
-            const uint64_t* addr = &r.addr[g * 32];
-            const RequestState::Site site{q.key, q.alloc};
-            Cached& c = cache[((q.key >> 2) ^ (q.key >> 7) ^ uint64_t(q.alloc)) & 15];
-            if (!c.counts || !(c.site == site)) c.site = site, c.counts = &s.sites[site];
-            RequestCounts& counts = *c.counts;
-            const bool global = (q.key & 3) == kGlobalLoad || (q.key & 3) == kGlobalStore;
-            counts.requests++;
-            measure(counts, addr, q.lanes, q.size, global);
-            const uint64_t order = (w.block_linear << 24) | (warp << 16) | std::min<size_t>(g, 0xFFFF);
-            if (order < counts.sample_order) {
-                counts.sample_order = order, counts.sample_lanes = q.lanes;
-                std::memcpy(counts.sample, addr, sizeof counts.sample);
-            }
-            counts.size = std::max<int>(counts.size, q.size);
-        }
-        r.clear();
-    }
-    for (Fiber& f : w.fibers) f.access_seq = 0, f.access_diverged = false, f.vector_end = ~0ull;
+    Measurer measurer(*w.requests, w.block_linear);
+    for (uint32_t warp = 0; warp * 32 < w.launch->threads_per_block; ++warp) finish_warp(w, measurer, warp);
+}
+
+void warp_waits(Worker& w, uint32_t warp) {
+    const uint32_t first = warp * 32, last = std::min(first + 32, w.launch->threads_per_block);
+    for (uint32_t t = first; t < last; ++t)
+        if (w.fibers[t].state != FiberState::kAtBarrier && w.fibers[t].state != FiberState::kDone) return;
+    Measurer measurer(*w.requests, w.block_linear);
+    finish_warp(w, measurer, warp);
 }
 
 // -1 until count_requests() is called: CUDAEMU_REQUESTS decides (read at the first launch, not while the program's
@@ -276,11 +327,13 @@ void begin_launch_requests(Worker& w) {
     if (!w.requests) w.requests = new RequestState();
     w.requests->sites.clear();
     w.requests->warps.resize((w.launch->threads_per_block + 31) / 32);
+    w.warp_logs = w.requests->warps.data();
 }
 
 void begin_block_requests(Worker& w) {
     if (!w.count_requests) return;
-    for (WarpRequests& r : w.requests->warps) r.clear();
+    for (uint32_t t = 0; t < w.launch->threads_per_block; ++t)
+        w.fibers[t].access_seq = 0, w.fibers[t].vector_end = ~0ull;
 }
 
 void count_requests(bool on) { g_count_requests.store(on ? 1 : 0); }

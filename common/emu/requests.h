@@ -4,10 +4,12 @@
 // costs a number of 32-byte sectors (global memory) or of wavefronts, passes through the 32 banks (shared memory).
 // The emulator runs a warp's lanes one after another, so it groups their accesses afterwards: the n-th execution of
 // one source access (one call site of the access callbacks) by each lane of a warp is one request, n counted from
-// the block's start or its last __syncthreads(). Lanes of a warp usually execute the same accesses in the same order;
-// each lane's n-th access is then found by its position alone (the fast path). A lane whose accesses differ from the
-// warp's first (a branch, a loop with more or fewer trips) counts its executions of each access site instead.
-// The requests of a barrier interval are measured when it ends (every lane has made its accesses by then).
+// the block's start or its last __syncthreads(). While a lane runs, each of its counted accesses is written to its
+// warp's log, the lane's n-th access to row n (the hot path does nothing else); once every lane of the warp has
+// reached the barrier or exited, the log is grouped into requests and measured, while it is still in the cache.
+// Lanes of a warp usually make the same accesses in the same order, and request i is then row i (the fast path);
+// when one lane's sequence of access sites is not a prefix of another's (a branch, a loop with more or fewer trips),
+// each lane's executions of each access site are counted instead.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -21,27 +23,23 @@ namespace cudaemu {
 
 enum RequestKind : uint8_t { kGlobalLoad, kGlobalStore, kSharedLoad, kSharedStore };
 
-// One warp's requests in the current barrier interval. Until a lane departs from the first lane's order, request
-// number i is the i-th access of every lane (groups[i]); after that, `ordered` and the index say which is which.
-struct WarpRequests {
-    struct Group {
-        uint64_t key;  // the access site and kind: (pc << 2) | RequestKind
-        int32_t alloc;
-        uint32_t lanes;
-        uint8_t size;
-    };
-    uint32_t n = 0;              // groups in use (the vectors only grow)
-    std::vector<Group> groups;   // n of them
-    std::vector<uint64_t> addr;  // 32 per group, by lane (an offset in shared memory for shared requests)
-    // Built when a lane first departs: groups by position in the stream of the lanes that agree with the first,
-    // (key, n) -> group, and how often each key occurs in `ordered`.
-    bool indexed = false;
-    std::vector<uint32_t> ordered;
-    std::unordered_map<uint64_t, std::unordered_map<uint32_t, uint32_t>> by_occurrence;
-    std::unordered_map<uint64_t, uint32_t> ordered_count;
-    std::unordered_map<uint64_t, uint32_t> lane_count[32];  // per lane that departed: its executions of each key
-    void clear();
-    uint32_t add(uint64_t key, int alloc, uint8_t size);  // a new group
+// One position of a warp's log: each lane's i-th counted access in the barrier interval. A key is the access site,
+// the bytes and the kind, (pc << 10) | (bytes << 2) | RequestKind (bytes widened by the further pieces of a vector);
+// an address is an offset in shared memory for shared accesses; alloc is kept for global accesses only.
+struct LogRow {
+    uint64_t key[32];
+    uint64_t addr[32];
+    int32_t alloc[32];
+};
+inline uint64_t site_of(uint64_t key) { return key & ~uint64_t(0x3FC); }  // the key without the bytes
+inline uint8_t size_of(uint64_t key) { return static_cast<uint8_t>(key >> 2); }
+inline uintptr_t pc_of(uint64_t key) { return static_cast<uintptr_t>(key >> 10); }
+
+// A warp's log of the current barrier interval: lane l's n-th access is rows[n].*[l]; rows only grow.
+struct WarpLog {
+    std::vector<LogRow> rows;
+    uint32_t capacity = 0;  // rows.size()
+    void grow();
 };
 
 // What one source access did in a launch: its requests and their sectors (global) or wavefronts (shared), and the
@@ -75,9 +73,10 @@ struct RequestCounts {
     }
 };
 
-// A worker's warp-level counting: its block's warps, and per launch what each (access site, allocation) did.
+// A worker's warp-level counting: its block's warps' logs of the current barrier interval, and per launch what each
+// (access site, allocation) did.
 struct RequestState {
-    std::vector<WarpRequests> warps;
+    std::vector<WarpLog> warps;
     struct Site {
         uint64_t key;
         int alloc;
@@ -92,40 +91,39 @@ struct RequestState {
 void begin_launch_requests(Worker& w);
 void begin_block_requests(Worker& w);
 
-// The slow path (the lane, or another of its warp, departed from the first lane's order): returns the request the
-// access joins; the caller stores its address.
-uint32_t warp_request_slow(Fiber& f, WarpRequests& r, uint32_t seq, uint64_t key, int alloc, uint8_t size);
-// A further piece of the vector the lane's last access began: widens its request; false if it is not one.
-bool vector_piece(WarpRequests& r, Fiber& f, RequestKind kind, uint64_t addr, uint8_t size);
-
-// Records lane f.linear % 32's part in the request of its current access (hot path: inline). `align` is the
-// alignment the access needs; more than its size marks the first piece of a vector (a float4 that the compiler's
-// scalar replacement split into its elements): the lane's next pieces, contiguous and within `align` bytes, widen
-// that one request, as a GPU moves the vector with one instruction.
+// Records lane f.linear % 32's access in its warp's log (hot path: inline). `align` is the alignment the access
+// needs; more than its size marks the first piece of a vector (a float4 that the compiler's scalar replacement split
+// into its elements): the lane's next pieces, contiguous and within `align` bytes, widen that one entry, as a GPU
+// moves the vector with one instruction.
 __attribute__((always_inline)) inline void warp_request(Worker& w, RequestKind kind, uintptr_t pc, int alloc,
                                                         uint64_t addr, uint8_t size, size_t align) {
     if (!w.count_requests) return;
     Fiber& f = *w.current;
-    WarpRequests& r = w.requests->warps[f.linear >> 5];
-    if (__builtin_expect(addr == f.vector_end, 0) && vector_piece(r, f, kind, addr, size)) return;
-    const uint64_t key = (uint64_t(pc) << 2) | kind;
-    const uint32_t seq = f.access_seq++, lane = f.linear & 31;
-    uint32_t g = seq;
-    if (__builtin_expect(!(f.access_diverged | r.indexed) && seq < r.n && r.groups[seq].key == key, 1)) {
-        r.groups[seq].lanes |= 1u << lane;
-    } else if (!(f.access_diverged | r.indexed) && seq == r.n) {  // the first lane to get this far
-        g = r.add(key, alloc, size);
-        r.groups[g].lanes = 1u << lane;
-    } else {
-        g = warp_request_slow(f, r, seq, key, alloc, size);
+    WarpLog& log = w.warp_logs[f.linear >> 5];
+    const uint32_t lane = f.linear & 31;
+    if (__builtin_expect(addr == f.vector_end, 0)) {
+        LogRow& row = log.rows[f.access_seq - 1];
+        if ((row.key[lane] & 3) == kind && addr + size <= f.vector_limit) {
+            f.vector_end = addr + size;
+            row.key[lane] = (row.key[lane] & ~uint64_t(0x3FC)) | ((f.vector_end - row.addr[lane]) << 2);
+            return;
+        }
     }
-    r.addr[size_t(g) * 32 + lane] = addr;
-    f.vector_end = __builtin_expect(align > size, 0) ? addr + size : ~0ull;
-    if (__builtin_expect(align > size, 0)) f.vector_limit = addr + align, f.vector_group = g;
+    const uint32_t seq = f.access_seq++;
+    if (__builtin_expect(seq == log.capacity, 0)) log.grow();
+    LogRow& row = log.rows[seq];
+    row.key[lane] = (uint64_t(pc) << 10) | (uint64_t(size) << 2) | kind;
+    row.addr[lane] = addr;
+    if (kind == kGlobalLoad || kind == kGlobalStore) row.alloc[lane] = alloc;  // shared: -1, not stored
+    f.vector_end = ~0ull;
+    if (__builtin_expect(align > size, 0)) f.vector_end = addr + size, f.vector_limit = addr + align;
 }
 
 // At the end of a barrier interval or of the block: measures the interval's requests and starts afresh.
 void finish_warp_requests(Worker& w);
+// A lane of warp `warp` stopped at a barrier or exited: if every lane of the warp has, measures the warp's requests
+// now, while its logs are still in the cache.
+void warp_waits(Worker& w, uint32_t warp);
 // Sectors / wavefronts of one request (exposed for the tests of the counting rules).
 uint32_t global_sectors(const uint64_t* addr, uint32_t lanes, uint8_t size);
 uint32_t shared_wavefronts(const uint64_t* addr, uint32_t lanes, uint8_t size);
