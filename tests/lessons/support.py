@@ -38,3 +38,20 @@ def build_all(builds):
         futures = {k: pool.submit(emulator.build, *builds[k]) for k in keys[1:]}
         programs.update({k: f.result() for k, f in futures.items()})
     return programs
+
+
+def staged_kernel(name, text):
+    """A kernel file made by a test (a reference with its shape fixed, say), as build/lessons/staged/<name>."""
+    import emulator
+    path = os.path.join(emulator.BUILD, "staged", name)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    emulator.write_if_changed(path, text)
+    return path
+
+
+def lab6_shape_defines(**changes):
+    """The -D LAB6_... macros of the lab 6 reference, as #define lines: lab.h's shape with `changes`, which the
+    reference then takes for every problem instead of choosing a tile."""
+    import calculator
+    constants = dict(calculator.lab_constants(6), **changes)
+    return "".join("#define LAB6_%s %d\n" % kv for kv in sorted(constants.items()))

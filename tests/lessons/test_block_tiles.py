@@ -11,7 +11,7 @@ import os
 import re
 import unittest
 
-from support import ROOT, assert_usage_error, build_all, run
+from support import ROOT, assert_usage_error, build_all, lab6_shape_defines, run, staged_kernel
 
 import calculator as calc
 import emulator
@@ -47,11 +47,7 @@ def lab6_reference_choice(M, K, N, sms):
 
 def lab6_with_labh_shape():
     """The lab 6 reference with every shape macro set to lab.h's value, as a kernel file under build/."""
-    defines = "".join("#define LAB6_%s %d\n" % kv for kv in sorted(calc.lab_constants(6).items()))
-    path = os.path.join(emulator.BUILD, "staged", "lab6-reference-labh-shape.cu")
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    emulator.write_if_changed(path, defines + emulator.read_text(SOLUTIONS[6]))
-    return path
+    return staged_kernel("lab6-reference-labh-shape.cu", lab6_shape_defines() + emulator.read_text(SOLUTIONS[6]))
 
 
 def sweep(t):

@@ -66,7 +66,8 @@ class MarkedNumbers(unittest.TestCase):
                      "<!-- check M=1 K=1 N=1 LAB=6 WM=32: blocks=1 -->",  # a warp no longer covers a sub-tile
                      "<!-- check M=1 K=1 N=1 TILE=16 LAB=4: blocks=1 -->",
                      "<!-- check M=1 K=1 N=1 LAB=6: waves=0.01 -->",  # waves need SMS= and PER_SM=
-                     "<!-- check M=1 K=1 N=1 LAB=6 SMS=132: blocks=1 -->"]:  # SMS without PER_SM
+                     "<!-- check M=1 K=1 N=1 LAB=6 SMS=132: blocks=1 -->",  # SMS without PER_SM
+                     "<!-- check M=1 K=1 N=1 LAB=4: shared_requests_Bs_load=1 -->"]:  # worked out for labs 5, 6
             with self.subTest(text=text), self.assertRaises(MarkError):
                 read_marks(os.path.join(ROOT, "docs", "lesson9-example.md"), text)
 

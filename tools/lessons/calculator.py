@@ -18,6 +18,8 @@ import os
 import sys
 from dataclasses import dataclass
 
+import banks  # the references' shared-memory requests, lane by lane
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "grader"))
 import labtool  # noqa: E402  (lab discovery and each lab.h's constants)
@@ -512,6 +514,88 @@ BLOCK_QUANTITIES = {q.name: q for q in [
              lambda s: "2·M·N·K / bytes read = %s / %s" % (format_number(2 * s.M * s.N * s.K),
                                                             format_number(block_read_bytes(s))), decimals=2),
 ]}
+
+
+
+# -- shared-memory requests of the lab 5 and lab 6 references (banks.py works them out lane by lane) --------------
+def tile_constants(t):
+    """lab.h's constants of the tile's lab, with the tile's changes."""
+    c = lab_constants(t.lab)
+    c.update(dict(t.changes))
+    return c
+
+
+@functools.lru_cache(maxsize=64)
+def shared_accesses(t, float4=False):
+    """{access: (Access, requests, wavefronts, ideal, ways)} over one block and one phase of the lab's reference;
+    ValueError for a lab other than 5 and 6."""
+    return {name: (a,) + banks.figures(a) + (banks.ways(a),)
+            for name, a in banks.accesses(t.lab, tile_constants(t), float4).items()}
+
+
+def launch_share(s):
+    return block_tiles(s) * all_phases(s)  # every block makes the same requests in each of its phases
+
+
+def per_phase(s, name, figure, float4=False):
+    """One block's phase of an access: its Access, or its requests, wavefronts, ideal or ways (figure 0 to 4)."""
+    return shared_accesses(s.tile, float4)[name][figure]
+
+
+def shared_requests_working(s, name):
+    how, numbers = per_phase(s, name, 0).per_block.split(" = ")
+    return "tiles · ceil(K / BK) · %s = %d · %d · %s" % (how, block_tiles(s), all_phases(s), numbers)
+
+
+def per_request_working(s, name, figure, what, float4=False):
+    return "%s / requests, over one block's phase = %s / %s" % (
+        what, format_number(per_phase(s, name, figure, float4)), format_number(per_phase(s, name, 1, float4)))
+
+
+def shared_quantities():
+    """Per access of the references to shared memory (banks.ACCESSES): its warp requests over the launch, their
+    wavefronts, per request and in all, the ideal per request and the n of its n-way bank conflict, as the
+    emulator counts them; and for the accesses that nvcc makes 16 bytes wide, the same per float4 request."""
+    out = []
+    for name, what in banks.ACCESSES.items():
+        out += [
+            Quantity("shared_requests_" + name, "warp requests of %s over the launch, as the emulator counts them"
+                     % what, lambda s, n=name: launch_share(s) * per_phase(s, n, 1),
+                     lambda s, n=name: shared_requests_working(s, n)),
+            Quantity("shared_wavefronts_" + name, "wavefronts of %s over the launch, as the emulator counts them"
+                     % what, lambda s, n=name: launch_share(s) * per_phase(s, n, 2),
+                     lambda s, n=name: "tiles · ceil(K / BK) · wavefronts of one block's phase = %d · %d · %s" % (
+                         block_tiles(s), all_phases(s), format_number(per_phase(s, n, 2)))),
+            Quantity("shared_wavefronts_per_request_" + name, "wavefronts per warp request of %s, as the emulator "
+                     "counts them: the most distinct words in one bank" % what,
+                     lambda s, n=name: per_phase(s, n, 2) / per_phase(s, n, 1),
+                     lambda s, n=name: per_request_working(s, n, 2, "wavefronts"), decimals=1),
+            Quantity("shared_ideal_per_request_" + name, "the fewest wavefronts of 128 bytes a warp request of %s "
+                     "could take" % what, lambda s, n=name: per_phase(s, n, 3) / per_phase(s, n, 1),
+                     lambda s, n=name: per_request_working(s, n, 3,
+                                                           "ideal wavefronts (distinct bytes / 128, rounded up)"),
+                     decimals=1),
+            Quantity("shared_conflict_ways_" + name, "the most distinct words one bank holds in a warp request of %s "
+                     "(an n-way bank conflict; 1: none)" % what, lambda s, n=name: per_phase(s, n, 4),
+                     lambda s: "the busiest bank's distinct words, among the lanes served together"),
+        ]
+        if name in banks.FLOAT4_ACCESSES:
+            out += [
+                Quantity("float4_wavefronts_per_request_" + name, "wavefronts per 16-byte warp request of %s, as "
+                         "nvcc makes them" % what,
+                         lambda s, n=name: per_phase(s, n, 2, True) / per_phase(s, n, 1, True),
+                         lambda s, n=name: per_request_working(s, n, 2, "wavefronts (a quarter-warp at a time)", True),
+                         decimals=1),
+                Quantity("float4_conflict_ways_" + name, "the most distinct words one bank holds in a quarter-warp "
+                         "of a 16-byte request of %s (an n-way bank conflict; 1: none)" % what,
+                         lambda s, n=name: per_phase(s, n, 4, True),
+                         lambda s: "the busiest bank's distinct words, among the 8 lanes served together"),
+            ]
+    return out
+
+
+SHARED_QUANTITIES = {q.name: q for q in shared_quantities()}
+BLOCK_QUANTITIES.update(SHARED_QUANTITIES)
 
 
 # the quantities that need the GPU's multiprocessors (SMS= and PER_SM= in a shape)

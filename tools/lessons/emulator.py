@@ -76,10 +76,12 @@ def build(lab, kernel, tile=None):
     return program
 
 
-def requests(program, M, K, N):
+def requests(program, M, K, N, workers=None):
     """Per launch and source line, the warp-level requests of `program` (from build) on M×K·K×N, with each line's
-    first request lane by lane (measure.cpp --requests)."""
+    first request lane by lane (measure.cpp --requests). workers: as for measure()."""
     env = dict(os.environ, CUDAEMU_QUIET="1", CUDAEMU_TIMEOUT="60")
+    if workers:
+        env["CUDAEMU_THREADS"] = str(workers)
     proc = subprocess.run([program, str(M), str(N), str(K), "--requests"], capture_output=True, text=True, env=env,
                           timeout=300)
     if proc.returncode != 0:

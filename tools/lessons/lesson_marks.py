@@ -165,6 +165,11 @@ def read_marks(path, text=None):
             if gpu:
                 raise MarkError("%s: %s needs the GPU in the shape: SMS=<multiprocessors> PER_SM=<blocks each>"
                                 % (where, gpu[0]))
+            for name, _ in claims:
+                try:
+                    quantities(shape)[name].compute(shape)
+                except ValueError as e:  # e.g. a lab whose reference's shared-memory requests are not worked out
+                    raise MarkError("%s: %s: %s" % (where, name, e))
     return checks, exercises
 
 

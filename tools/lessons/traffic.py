@@ -1,7 +1,7 @@
 """`make traffic`: the calculator's numbers for one shape and tile (or a lab's block tile), laid out for reading."""
-from calculator import (BLOCK_QUANTITIES, GPU_QUANTITIES, MIN_SPLIT_PHASES, all_phases, block_grid_x, block_grid_y,
-                        blocks, flops_launched, flops_owned, format_number, grid_x, grid_y, naive_read_bytes, phases,
-                        threads, tiled_read_bytes, value, written_bytes)
+from calculator import (BLOCK_QUANTITIES, GPU_QUANTITIES, MIN_SPLIT_PHASES, SHARED_QUANTITIES, all_phases,
+                        block_grid_x, block_grid_y, blocks, flops_launched, flops_owned, format_number, grid_x, grid_y,
+                        naive_read_bytes, phases, threads, tiled_read_bytes, value, written_bytes)
 
 
 def report(s):
@@ -42,7 +42,8 @@ def block_report(s):
     """The same for a lab's block tile (a BlockShape): labs 4-6, or lab 3's TILE_WIDTH×TILE_WIDTH."""
     n = format_number
     t = s.tile
-    q = {name: value(name, s) for name in BLOCK_QUANTITIES if s.sms or name not in GPU_QUANTITIES}
+    q = {name: value(name, s) for name in BLOCK_QUANTITIES
+         if (s.sms or name not in GPU_QUANTITIES) and name not in SHARED_QUANTITIES}
     last_phase_start = (all_phases(s) - 1) * t.BK
     flops = 2 * q["multiply_adds"]
     rows = [
