@@ -1,13 +1,17 @@
 """make coalescing: the lanes of one warp request grouped by sector, for the coalesced lab 1 solution and the
-row-from-x catalogue kernel, worked out here from the 16×16 block's lanes."""
+row-from-x catalogue kernel, worked out here from the 16×16 block's lanes; and grouped by shared-memory bank, for
+the lab 5 and lab 6 references on the lessons' shape."""
 import os
 import re
 import unittest
 
 from support import ROOT, assert_usage_error, lesson
 
+import calculator as calc
+
 SOLUTION = os.path.join(ROOT, "solutions", "lab1-naive", "kernel.cu")
 ROW_FROM_X = os.path.join(ROOT, "grader", "catalogue", "lab1", "row_from_x.cu")
+BANKS_SHAPE = (200, 100, 150)  # M, K, N of lessons 5 and 6's figures
 
 
 def sectors_of(out, what):
@@ -19,6 +23,28 @@ def sectors_of(out, what):
         elif inside and line.strip().startswith("sector "):
             rows.append(re.split(r"\s{2,}", line.strip())[1][len("lanes "):].strip())
     return rows
+
+
+def shared_lines(out):
+    """{source line: (heading, [bank rows])} of the shared-memory lines in make coalescing's output."""
+    lines, current = {}, None
+    for text in out.splitlines():
+        m = re.match(r"\s*kernel\.cu:(\d+)  (loads from|stores to) shared memory", text)
+        if m:
+            current = lines.setdefault(int(m.group(1)), (text.strip(), []))
+        elif re.match(r"\s*kernel\.cu:\d+ ", text):
+            current = None
+        elif current and text.startswith("      "):
+            current[1].append(text.strip())
+    return lines
+
+
+def line_of(kernel, pattern):
+    """The number of the only line of `kernel` that matches `pattern`."""
+    with open(kernel, encoding="utf-8") as f:
+        found = [i + 1 for i, text in enumerate(f) if re.search(pattern, text)]
+    assert len(found) == 1, (pattern, found)
+    return found[0]
 
 
 class Coalescing(unittest.TestCase):
@@ -52,6 +78,43 @@ class Coalescing(unittest.TestCase):
         self.assertEqual(proc.stdout, "")
         self.assertEqual(len(proc.stderr.strip().splitlines()), 1, proc.stderr)
         self.assertIn("made no load or store of global memory", proc.stderr)
+
+    def test_lab5_loads_from_bs_meet_four_to_a_bank(self):
+        kernel = os.path.join(ROOT, "solutions", "lab5-register-tiling", "kernel.cu")
+        M, K, N = BANKS_SHAPE
+        proc = lesson("coalescing", "LAB=5", "KERNEL=" + kernel, "M=%d" % M, "K=%d" % K, "N=%d" % N)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        lines = shared_lines(proc.stdout)
+        s = calc.BlockShape(M, K, N, calc.BlockTile.of_lab(5))
+        heading, rows = lines[line_of(kernel, r"= Bs\[k\]")]
+        self.assertIn("32 lanes of 4 bytes, served the warp at once: 4 wavefronts (1 would do)", heading)
+        self.assertIn("%s requests, 4.0 wavefronts per request (1.0 would do)"
+                      % calc.format_number(calc.value("shared_requests_Bs_load", s)), heading)
+        # row k of Bs: thread tx reads column tx·8, so tx, tx + 4, tx + 8, tx + 12 are 32 floats apart in one bank;
+        # lanes 16-31 (the next ty) read the same words
+        self.assertEqual(re.split(r"\s{2,}", rows[0]), ["bank 0", "lanes 0, 4, 8, 12, 16, 20, 24, 28",
+                                                        "4 words: +0 +32 +64 +96"])
+        self.assertEqual(len(rows), 4)
+        heading, rows = lines[line_of(kernel, r"= As\[k\]")]
+        self.assertIn("1 wavefront (1 would do)", heading)
+        self.assertEqual(rows, ["no bank holds two different words (lanes on one word share it)"])
+        heading, rows = lines[line_of(kernel, r"As\[a_tx \+ 0\]")]
+        self.assertIn("2 wavefronts (1 would do)", heading)
+        self.assertEqual(re.split(r"\s{2,}", rows[0]), ["bank 0", "lanes 0-1", "2 words: +0 +512"])
+        self.assertEqual(rows[-1], "... and 8 more banks like these")
+        heading, _ = lines[line_of(kernel, r"reinterpret_cast<float4\*>\(&Bs")]
+        self.assertIn("32 lanes of 8 bytes, served a half-warp at a time: 4 wavefronts (2 would do)", heading)
+
+    def test_lab6_has_no_bank_conflicts(self):
+        M, K, N = BANKS_SHAPE
+        proc = lesson("coalescing", "LAB=6", "KERNEL=" + os.path.join(ROOT, "solutions", "lab6-warptiling",
+                                                                      "kernel.cu"), "M=%d" % M, "K=%d" % K, "N=%d" % N)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        lines = shared_lines(proc.stdout)
+        self.assertEqual(len(lines), 7)  # four stores into As, one into Bs, the loads from As and Bs
+        for heading, rows in lines.values():
+            self.assertEqual(rows, ["no bank holds two different words (lanes on one word share it)"], heading)
+            self.assertRegex(heading, r"(\d+) wavefronts? \(\1 would do\)")
 
     def test_bad_arguments(self):
         assert_usage_error(self, "coalescing", ["KERNEL=" + SOLUTION], "LAB is missing")
