@@ -9,10 +9,47 @@
 
 namespace cudaemu {
 
-void WarpLog::grow() {
-    rows.resize(std::max<size_t>(16, 2 * rows.size()));
-    capacity = static_cast<uint32_t>(rows.size());
+LogRow* next_log_row(Worker& w, Fiber& f) {
+    RequestState& s = *w.requests;
+    const uint32_t warp = f.linear >> 5, first = warp * 32, last = std::min(first + 32, w.launch->threads_per_block);
+    WarpLog*& log = s.by_warp[warp];
+    if (!log) {  // the warp's first counted access in the interval
+        if (s.spare.empty()) {
+            s.owned.push_back(std::make_unique<WarpLog>());
+            s.spare.push_back(s.owned.back().get());
+        }
+        log = s.spare.back();
+        s.spare.pop_back();
+    }
+    if (f.log_row && f.log_row == f.log_end) {  // full: twice the rows, and every lane's place moved with them
+        const LogRow* old = log->rows.data();
+        log->rows.resize(2 * log->rows.size());
+        for (uint32_t t = first; t < last; ++t)
+            if (Fiber& g = w.fibers[t]; g.log_row)
+                g.log_row = log->rows.data() + (g.log_row - old), g.log_end = log->rows.data() + log->rows.size();
+    } else if (!f.log_row) {  // the lane's first counted access in the interval
+        if (log->rows.empty()) log->rows.resize(16);
+        f.log_row = log->rows.data(), f.log_end = log->rows.data() + log->rows.size();
+    }
+    return f.log_row;
 }
+
+namespace {
+
+void give_back_warp_log(RequestState& s, uint32_t warp) {
+    if (!s.by_warp[warp]) return;
+    s.spare.push_back(s.by_warp[warp]);
+    s.by_warp[warp] = nullptr;
+}
+
+// Every lane of the warp begins the next barrier interval with no counted access.
+void reset_lanes(Worker& w, uint32_t warp) {
+    const uint32_t first = warp * 32, last = std::min(first + 32, w.launch->threads_per_block);
+    for (uint32_t t = first; t < last; ++t)
+        w.fibers[t].log_row = w.fibers[t].log_end = nullptr, w.fibers[t].vector_end = ~0ull;
+}
+
+}  // namespace
 
 // The distinct 32-byte sectors the lanes' accesses touch.
 uint32_t global_sectors(const uint64_t* addr, uint32_t lanes, uint8_t size) {
@@ -189,7 +226,7 @@ class Measurer {
         const uint64_t base = row.addr[first];
         const uint64_t order = (block_ << 24) | (warp << 16) | std::min<size_t>(i, 0xFFFF);
         if (last.valid && last.lanes == lanes && last.size == size_of(key) &&
-            (base - last.base) % (is_global(key) ? 32 : 4) == 0 && order >= counts.sample_order) {
+            ((base - last.base) & (is_global(key) ? 31 : 3)) == 0 && order >= counts.sample_order) {
             if (!differ(row.addr, base, last.deltas, lanes)) {
                 counts.units += last.units, counts.ideal += last.ideal, counts.bytes += last.bytes;
                 return;
@@ -217,7 +254,7 @@ class Measurer {
         uint64_t deltas[32];
         for (uint32_t l = 0; l < 32; ++l) deltas[l] = (q.lanes >> l) & 1 ? q.addr[l] - base : 0;
         if (!(last.valid && last.lanes == q.lanes && last.size == q.size &&
-              (base - last.base) % (global ? 32 : 4) == 0 && std::memcmp(deltas, last.deltas, sizeof deltas) == 0)) {
+              ((base - last.base) & (global ? 31 : 3)) == 0 && std::memcmp(deltas, last.deltas, sizeof deltas) == 0)) {
             uint64_t bytes = 0;
             last.units = global ? global_sectors(q.addr, q.lanes, q.size) : shared_wavefronts(q.addr, q.lanes, q.size);
             last.ideal = static_cast<uint32_t>(ideal_units(q.addr, q.lanes, q.size, global ? 32 : 128, &bytes));
@@ -271,15 +308,13 @@ void group_by_site(const WarpLog& log, const uint32_t* len, uint32_t lanes, uint
     for (size_t g = 0; g < requests.size(); ++g) measurer.add(requests[g], warp, from + g);
 }
 
-// Groups and measures the requests in the log of warp `warp`, and empties it.
-void finish_warp(Worker& w, Measurer& measurer, uint32_t warp) {
-    const WarpLog& log = w.requests->warps[warp];
+// Groups and measures the requests in the log of warp `warp`.
+void measure_warp(Worker& w, Measurer& measurer, uint32_t warp, const WarpLog& log) {
     const uint32_t first = warp * 32, threads = std::min(w.launch->threads_per_block - first, 32u);
     uint32_t len[32] = {}, lanes = 0, longest = 0, shortest = UINT32_MAX;
     for (uint32_t lane = 0; lane < threads; ++lane) {
         Fiber& f = w.fibers[first + lane];
-        len[lane] = f.access_seq;
-        f.access_seq = 0, f.vector_end = ~0ull;
+        len[lane] = f.log_row ? static_cast<uint32_t>(f.log_row - log.rows.data()) : 0;
         if (!len[lane]) continue;
         lanes |= 1u << lane;
         if (len[lane] > len[longest]) longest = lane;
@@ -299,6 +334,14 @@ void finish_warp(Worker& w, Measurer& measurer, uint32_t warp) {
         }
         measurer.add(row, active, key, i, warp);
     }
+}
+
+// Measures the requests of warp `warp`, and empties its log.
+void finish_warp(Worker& w, Measurer& measurer, uint32_t warp) {
+    RequestState& s = *w.requests;
+    if (s.by_warp[warp]) measure_warp(w, measurer, warp, *s.by_warp[warp]);
+    give_back_warp_log(s, warp);
+    reset_lanes(w, warp);
 }
 
 }  // namespace
@@ -326,14 +369,17 @@ void begin_launch_requests(Worker& w) {
     w.count_requests = on < 0 ? config().requests : on != 0;
     if (!w.requests) w.requests = new RequestState();
     w.requests->sites.clear();
-    w.requests->warps.resize((w.launch->threads_per_block + 31) / 32);
-    w.warp_logs = w.requests->warps.data();
+    RequestState& s = *w.requests;
+    for (uint32_t warp = 0; warp < s.by_warp.size(); ++warp) give_back_warp_log(s, warp);
+    s.by_warp.assign((w.launch->threads_per_block + 31) / 32, nullptr);
 }
 
 void begin_block_requests(Worker& w) {
     if (!w.count_requests) return;
-    for (uint32_t t = 0; t < w.launch->threads_per_block; ++t)
-        w.fibers[t].access_seq = 0, w.fibers[t].vector_end = ~0ull;
+    for (uint32_t warp = 0; warp < w.requests->by_warp.size(); ++warp) {
+        give_back_warp_log(*w.requests, warp);
+        reset_lanes(w, warp);
+    }
 }
 
 void count_requests(bool on) { g_count_requests.store(on ? 1 : 0); }

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -35,11 +36,10 @@ inline uint64_t site_of(uint64_t key) { return key & ~uint64_t(0x3FC); }  // the
 inline uint8_t size_of(uint64_t key) { return static_cast<uint8_t>(key >> 2); }
 inline uintptr_t pc_of(uint64_t key) { return static_cast<uintptr_t>(key >> 10); }
 
-// A warp's log of the current barrier interval: lane l's n-th access is rows[n].*[l]; rows only grow.
+// A warp's log of the current barrier interval: lane l's n-th access is rows[n].*[l]; each lane's next row is its
+// Fiber::log_row (null until its first access in the interval). rows only grow.
 struct WarpLog {
     std::vector<LogRow> rows;
-    uint32_t capacity = 0;  // rows.size()
-    void grow();
 };
 
 // What one source access did in a launch: its requests and their sectors (global) or wavefronts (shared), and the
@@ -76,7 +76,12 @@ struct RequestCounts {
 // A worker's warp-level counting: its block's warps' logs of the current barrier interval, and per launch what each
 // (access site, allocation) did.
 struct RequestState {
-    std::vector<WarpLog> warps;
+    // The logs of the block's warps (null: the warp has made no counted access in this interval) and those not in
+    // use, the one last given back taken first: a block's warps, run one after another, write the same log while it
+    // is in the cache.
+    std::vector<WarpLog*> by_warp;
+    std::vector<WarpLog*> spare;
+    std::vector<std::unique_ptr<WarpLog>> owned;
     struct Site {
         uint64_t key;
         int alloc;
@@ -91,6 +96,10 @@ struct RequestState {
 void begin_launch_requests(Worker& w);
 void begin_block_requests(Worker& w);
 
+// The lane's first counted access in the barrier interval, or its log is full: the row its access goes to (the
+// warp's log taken or grown, the lanes' rows moved with it).
+LogRow* next_log_row(Worker& w, Fiber& f);
+
 // Records lane f.linear % 32's access in its warp's log (hot path: inline). `align` is the alignment the access
 // needs; more than its size marks the first piece of a vector (a float4 that the compiler's scalar replacement split
 // into its elements): the lane's next pieces, contiguous and within `align` bytes, widen that one entry, as a GPU
@@ -99,22 +108,20 @@ __attribute__((always_inline)) inline void warp_request(Worker& w, RequestKind k
                                                         uint64_t addr, uint8_t size, size_t align) {
     if (!w.count_requests) return;
     Fiber& f = *w.current;
-    WarpLog& log = w.warp_logs[f.linear >> 5];
     const uint32_t lane = f.linear & 31;
     if (__builtin_expect(addr == f.vector_end, 0)) {
-        LogRow& row = log.rows[f.access_seq - 1];
+        LogRow& row = f.log_row[-1];
         if ((row.key[lane] & 3) == kind && addr + size <= f.vector_limit) {
             f.vector_end = addr + size;
             row.key[lane] = (row.key[lane] & ~uint64_t(0x3FC)) | ((f.vector_end - row.addr[lane]) << 2);
             return;
         }
     }
-    const uint32_t seq = f.access_seq++;
-    if (__builtin_expect(seq == log.capacity, 0)) log.grow();
-    LogRow& row = log.rows[seq];
-    row.key[lane] = (uint64_t(pc) << 10) | (uint64_t(size) << 2) | kind;
-    row.addr[lane] = addr;
-    if (kind == kGlobalLoad || kind == kGlobalStore) row.alloc[lane] = alloc;  // shared: -1, not stored
+    LogRow* row = __builtin_expect(f.log_row != f.log_end, 1) ? f.log_row : next_log_row(w, f);
+    f.log_row = row + 1;
+    row->key[lane] = (uint64_t(pc) << 10) | (uint64_t(size) << 2) | kind;
+    row->addr[lane] = addr;
+    if (kind == kGlobalLoad || kind == kGlobalStore) row->alloc[lane] = alloc;  // shared: -1, not stored
     f.vector_end = ~0ull;
     if (__builtin_expect(align > size, 0)) f.vector_end = addr + size, f.vector_limit = addr + align;
 }

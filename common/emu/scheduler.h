@@ -28,7 +28,7 @@ namespace cudaemu {
 enum class FiberState : uint8_t { kRunning, kAtBarrier, kAtWarp, kReady, kDone, kAborted, kAtPhase };
 struct Collective;
 struct RequestState;  // requests.h
-struct WarpLog;       // requests.h
+struct LogRow;        // requests.h
 
 // A suspended fiber, or the scheduler while a fiber runs.
 #if defined(CUDAEMU_UCONTEXT)
@@ -56,8 +56,10 @@ struct Fiber {
     uint64_t awaited_phases = 0;
     const char* awaited_call = nullptr;
     uint64_t pipeline_commits = 0;  // __pipeline_commit() calls (cuda_pipeline.h's batches)
-    // Warp-level requests (requests.h): this thread's counted accesses in the current barrier interval.
-    uint32_t access_seq = 0;
+    // Warp-level requests (requests.h): the row of its warp's log that this thread's next counted access goes to
+    // (null before its first in the barrier interval), and the end of the log.
+    LogRow* log_row = nullptr;
+    LogRow* log_end = nullptr;
     // The vector whose first piece was its last access (requests.h): where the next piece would start, and where the
     // vector ends.
     uint64_t vector_end = ~0ull, vector_limit = 0;
@@ -141,7 +143,6 @@ struct Worker {
     LineLoads line_loads[kLineSlots];
     bool line_loads_full = false;
     RequestState* requests = nullptr;  // warp-level requests (requests.cpp), while count_requests is on
-    WarpLog* warp_logs = nullptr;      // requests->warps, by warp of the block
     bool count_requests = false;
     std::map<std::tuple<int, uintptr_t, uintptr_t>, RawDiag> diags;
     std::set<uintptr_t> cross_warp_races;  // barriers after which threads of two warps raced (report.cpp)
