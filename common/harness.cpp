@@ -429,7 +429,8 @@ Sectors tile_mapping_sectors(const Problem& p, int BM, int BN, int BK) {
     return s;
 }
 
-Verdict check_coalesced(const Problem& p, const Run& run, const Sectors& taught, const std::string& mapping) {
+Verdict check_coalesced(const Problem& p, const Run& run, const Sectors& taught, const std::string& mapping,
+                        const std::string& advice) {
     if (!run.measured) return {false, "sectors are only counted on the emulator (BACKEND=emu)"};
     if (Verdict r = check_result(p, run); !r.ok)
         return {false, "coalescing is only judged for a correct kernel, and this one is not: " + r.message};
@@ -463,9 +464,7 @@ Verdict check_coalesced(const Problem& p, const Run& run, const Sectors& taught,
                (store ? "" : std::string(m.name) + " with ") + per + bytes;
     }
     if (out.empty()) return {};
-    return {false, out +
-                       " — the 32 lanes of a warp are consecutive threadIdx.x: give them consecutive addresses "
-                       "(adjacent columns of a row), so that a warp's access falls in few sectors"};
+    return {false, out + " — " + advice};
 }
 
 Verdict check_clean(const Problem& p, const Run& run) {

@@ -100,7 +100,16 @@ struct Sectors {
     uint64_t A = 0, B = 0, C = 0;
     uint64_t A_bytes = 0, B_bytes = 0, C_bytes = 0;  // the bytes the mapping's lanes load and store, each lane's own
 };
-Verdict check_coalesced(const Problem& p, const Run& run, const Sectors& taught, const std::string& mapping);
+// `advice` follows a failure: what to change.
+Verdict check_coalesced(const Problem& p, const Run& run, const Sectors& taught, const std::string& mapping,
+                        const std::string& advice =
+                            "the 32 lanes of a warp are consecutive threadIdx.x: give them "
+                            "consecutive addresses (adjacent columns of a row), so that a "
+                            "warp's access falls in few sectors");
+// The advice of labs 5 and 6, whose float4 path moves four neighbouring floats with one instruction.
+inline constexpr const char* kFloat4Advice =
+    "where K and N are multiples of 4, load and store four neighbouring floats of a row as one float4, a warp's lanes "
+    "on consecutive float4s, so that each request uses whole sectors";
 // The sectors of the naive mapping (one thread per element of C, col from x, row from y) with blocks of `block`
 // threads: what lab 1 teaches. Each warp's loads of A[row][k] and B[k][col] for every k, and its store of C.
 Sectors naive_mapping_sectors(const Problem& p, dim3 block);

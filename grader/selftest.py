@@ -84,7 +84,9 @@ CATALOGUE = {
     "lab5/wrong_register_tile_index.cu": (ALL_SUITES, ["elements are wrong"]),
     "lab5/float4_for_any_shape.cu": (ALL_SUITES, ["out-of-bounds load"]),
     "lab5/misaligned_float4.cu": (ALL_SUITES, ["misaligned load", "is the row length a multiple of 4?"]),
-    "lab5/scalar_loads_only.cu": (set(), []),
+    # correct, but never float4s where the shape allows them: a warp's scalar requests use a quarter of each sector
+    "lab5/scalar_loads_only.cu": ({"traffic"}, ["loads A with", "sectors of 32 bytes per warp request", "stores C with",
+                                              "as one float4"]),
     # Lab 5's kernel in lab 6 scores full marks: warp tiling and double buffering leave global traffic unchanged.
     "lab6/register_tiled_in_lab6.cu": (set(), []),
     # Lab 4's kernel in lab 6 reads more than a 128×128 block tile allows: the traffic check is what fails it.
@@ -93,6 +95,8 @@ CATALOGUE = {
     "lab6/missing_stage_barrier.cu": (ALL_SUITES, ["race on shared memory",
                                                  "A __syncthreads() after :189 and before :126"]),
     "lab6/single_stage.cu": (ALL_SUITES, ["race on shared memory", "overwrites it"]),
+    "lab6/scalar_loads_only.cu": ({"traffic"}, ["loads A with", "sectors of 32 bytes per warp request", "stores C with",
+                                              "as one float4"]),
     "lab6/wrong_warp_placement.cu": (ALL_SUITES, ["never wrote it", "stored more than once"]),
     "lab6/float4_for_any_shape.cu": (ALL_SUITES, ["out-of-bounds load"]),
 }

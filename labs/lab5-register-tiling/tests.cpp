@@ -2,7 +2,8 @@
 //
 // Correctness on lab 3's sizes, which take the scalar path (K or N not a multiple of 4), and on sizes that take
 // the float4 path with partial tiles; on the emulator also traffic (a BM×BN block tile with guarded loads reads at
-// most M·K·⌈N/128⌉ + K·N·⌈M/128⌉ floats), stores, and memory safety, on both paths.
+// most M·K·⌈N/128⌉ + K·N·⌈M/128⌉ floats; on the float4 path at most twice the 32-byte sectors per byte of
+// tile rows loaded whole), stores, and memory safety, on both paths.
 #include "lab_tests.h"
 
 static_assert(BM == 128 && BN == 128, "the traffic tests' names state a 128×128 block tile");
@@ -39,6 +40,12 @@ TEST_CASE("reads at most M*K*ceil(N/128) + K*N*ceil(M/128) floats (55x48 * 48x43
         expect(check_reads_at_most(p, run_student(p), block_tile_floats(p, BM, BN) * sizeof(float),
                                    "a kernel with 128×128 block tiles"));
     }
+}
+
+TEST_CASE("coalesced: float4 loads along tile rows and float4 stores of C (130x36 * 36x260)") {
+    Problem p = random_problem(130, 260, 36, 21);
+    expect(check_coalesced(p, run_matmul_counting_requests(p, matmul), tile_mapping_sectors(p, BM, BN, BK),
+                           "tile rows loaded in float4s", kFloat4Advice));
 }
 
 TEST_CASE("every element of C written exactly once, by kernel code") {

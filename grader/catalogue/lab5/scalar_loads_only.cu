@@ -1,7 +1,9 @@
-// Grader catalogue, lab 5, known RIGHT: the reference with the float4 path switched off.
-// The launcher always takes the guarded scalar path: slower on a GPU, but the same values, the same bytes read
-// (the grader counts bytes, not load instructions) and the same stores.
-// Expected diagnosis: none; it must pass every check.
+// Grader catalogue, lab 5, known WRONG (slow): the reference with the float4 path switched off.
+// The launcher always takes the guarded scalar path: the same values, the same bytes read and the same stores, but a
+// warp's request of one float per lane, four floats apart, uses 8 of each 32-byte sector's bytes; on the float4
+// path the same lanes fill whole sectors.
+// Expected diagnosis: the coalescing test (sectors per request against the ideal on 130x36 * 36x260); every other
+// check passes.
 //
 // Build: nvcc -arch=sm_90 -I common -I labs/lab5-register-tiling -c grader/catalogue/lab5/scalar_loads_only.cu
 
