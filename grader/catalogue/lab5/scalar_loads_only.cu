@@ -1,4 +1,4 @@
-// Grader catalogue, lab 5, known WRONG (slow): the reference with the float4 path switched off.
+// Grader catalogue, lab 5, known WRONG (slow, not incorrect): the reference with the float4 path switched off.
 // The launcher always takes the guarded scalar path: the same values, the same bytes read and the same stores, but a
 // warp's request of one float per lane, four floats apart, uses 8 of each 32-byte sector's bytes; on the float4
 // path the same lanes fill whole sectors.

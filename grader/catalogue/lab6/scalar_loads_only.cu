@@ -1,4 +1,4 @@
-// Grader catalogue, lab 6, known WRONG (slow): the reference with its float4 paths switched off.
+// Grader catalogue, lab 6, known WRONG (slow, not incorrect): the reference with its float4 paths switched off.
 // The launcher always takes the guarded scalar loads and stores: the same values and the same bytes, but a warp's
 // request of one float per lane, four floats apart, uses 8 of each 32-byte sector's bytes; on the float4 path the
 // same lanes fill whole sectors.
