@@ -127,6 +127,23 @@ class ToolOutputParsing(unittest.TestCase):
         self.assertEqual([launches[1][key] for key in requests_ncu.KEYS],
                          [1000 + list(requests_ncu.NCU).index(key) for key in requests_ncu.KEYS])
 
+    def test_requests_summary(self):
+        """requests_ncu.py summary: a catalogue kernel's differing figures named, summed; equal ones say so; a run
+        that the GPU ended before any launch compares nothing; the references are left to the table."""
+        one = dict.fromkeys(requests_ncu.KEYS, 4)
+        emu = {"grader/catalogue/lab3/a.cu 8x8x8": {"exit": 1, "launches": [dict(one, global_load_sectors=3)]},
+               "grader/catalogue/lab3/b.cu 8x8x8": {"exit": 0, "launches": [one, one]},
+               "grader/catalogue/lab5/c.cu 8x8x8": {"exit": 1, "launches": [one]},
+               "solutions/lab3-boundary/kernel.cu 8x8x8": {"exit": 0, "launches": [one]}}
+        gpu = {"grader/catalogue/lab3/a.cu 8x8x8": {"exit": 0, "launches": [one]},
+               "grader/catalogue/lab3/b.cu 8x8x8": {"exit": 0, "launches": [one, one]},
+               "grader/catalogue/lab5/c.cu 8x8x8": {"exit": 9, "launches": []},
+               "solutions/lab3-boundary/kernel.cu 8x8x8": {"exit": 0, "launches": [one]}}
+        rows = requests_ncu.summary(emu, gpu)[2:]
+        self.assertEqual(rows, ["| lab3/a.cu | 8x8x8 | 1, 0 | 1, 1 | global_load_sectors 3 vs 4 | equal |",
+                                "| lab3/b.cu | 8x8x8 | 0, 0 | 2, 2 | equal | equal |",
+                                "| lab5/c.cu | 8x8x8 | 1, 9 | 1, 0 | - | - |"])
+
     def test_ncu_without_a_table_is_an_error(self):
         with self.assertRaises(ValueError):
             perfdata.parse_ncu_csv("==ERROR== the profiler has no permission")

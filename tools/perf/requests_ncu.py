@@ -1,15 +1,20 @@
 #!/usr/bin/env python3
 """The emulator's warp-level requests, sectors and wavefronts against Nsight Compute's on a GPU.
 
-  requests_ncu.py emu OUT.json     count on the emulator (any machine)
-  requests_ncu.py gpu OUT.json     count with ncu (a machine with an NVIDIA GPU and Nsight Compute)
+  requests_ncu.py emu OUT.json [REGEX]    count on the emulator (any machine): every case, or those REGEX finds
+  requests_ncu.py gpu OUT.json [REGEX]    count with ncu (a machine with an NVIDIA GPU and Nsight Compute); the
+                                          cases already in OUT.json are kept
   requests_ncu.py table EMU.json GPU.json    the Markdown table of docs/results.md, one row per kernel launch
+  requests_ncu.py summary EMU.json GPU.json  one row per catalogue kernel: which figures differ, if any
 
-The cases: tests/emu/programs/requests.cu (hand-computable patterns), every lab's reference and lab 1's
-row_from_x.cu, each at a shape of whole tiles and one with partial tiles (where its contract allows). A launch is matched by its order and name.
+The cases: tests/emu/programs/requests.cu (hand-computable patterns), every lab's reference and every kernel of
+the grader's catalogue, each at a shape of whole tiles and one with partial tiles (where its contract allows). A
+launch is matched by its order. A known-wrong kernel may compute wrong values (the counts still compare) or fault:
+its run then records the exit status, and the launches counted before the fault.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -37,7 +42,9 @@ SHAPES = ["128x128x128", "100x75x130"]  # M x N x K: whole tiles of every lab, a
 def cases():
     out = [("requests.cu", os.path.join(ROOT, "tests", "emu", "programs", "requests.cu"), None, [])]
     kernels = [(lab, os.path.join(ROOT, "solutions", lab, "kernel.cu")) for lab in labtool.LABS]
-    kernels.append(("lab1-naive", os.path.join(ROOT, "grader", "catalogue", "lab1", "row_from_x.cu")))
+    for lab in labtool.LABS:
+        folder = os.path.join(ROOT, "grader", "catalogue", lab.split("-")[0])
+        kernels += [(lab, os.path.join(folder, f)) for f in sorted(os.listdir(folder)) if f.endswith(".cu")]
     for lab, kernel in kernels:
         for shape in SHAPES:
             if any(int(d) % labtool.size_multiple(lab) for d in shape.split("x")):
@@ -47,6 +54,7 @@ def cases():
 
 
 def build(backend, name, source, lab):
+    """The counting program for one case, or None when the kernel does not build with the driver."""
     out = os.path.join(ROOT, "build", "requests", backend, name.split(" ")[0].replace("/", "_")[:-3])
     os.makedirs(os.path.dirname(out), exist_ok=True)
     if os.path.exists(out) and os.path.getmtime(out) > os.path.getmtime(source):
@@ -58,11 +66,15 @@ def build(backend, name, source, lab):
         return out
     chain = labtool.Toolchain(backend)
     includes = [os.path.join(ROOT, "labs", lab), os.path.join(ROOT, "common")]
-    objs = [chain.compile(source, out + ".kernel.o", includes),
-            chain.compile(os.path.join(HERE, "requests_driver.cpp"), out + ".driver.o", includes)]
-    objs += [chain.compile(os.path.join(ROOT, "common", n), os.path.join(chain.dir, "obj", n[:-4] + ".o"), includes)
-             for n in ("harness.cpp", "reference_gemm.cpp")]
-    chain.link(objs, out)
+    try:
+        objs = [chain.compile(source, out + ".kernel.o", includes),
+                chain.compile(os.path.join(HERE, "requests_driver.cpp"), out + ".driver.o", includes)]
+        objs += [chain.compile(os.path.join(ROOT, "common", n), os.path.join(chain.dir, "obj", n[:-4] + ".o"),
+                               includes) for n in ("harness.cpp", "reference_gemm.cpp")]
+        chain.link(objs, out)
+    except Exception as e:  # a catalogue kernel that leaves out what the driver calls
+        print("%s: does not build with the driver: %s" % (name, str(e)[-300:]), file=sys.stderr)
+        return None
     return out
 
 
@@ -70,10 +82,11 @@ def count_emu(binary, args):
     stats = binary + ".stats.jsonl"
     if os.path.exists(stats):
         os.remove(stats)
-    env = dict(os.environ, CUDAEMU_STATS=stats, CUDAEMU_QUIET="1", CUDAEMU_REQUESTS="1")
-    subprocess.run([binary] + args, check=True, env=env, stdout=subprocess.DEVNULL)
-    launches = [json.loads(line) for line in open(stats)]
-    return [dict({"kernel": r["kernel"]}, **{k: r[k] for k in KEYS}) for r in launches]
+    env = dict(os.environ, CUDAEMU_STATS=stats, CUDAEMU_QUIET="1", CUDAEMU_REQUESTS="1", CUDAEMU_TIMEOUT="60")
+    proc = subprocess.run([binary] + args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    launches = [json.loads(line) for line in open(stats)] if os.path.exists(stats) else []
+    counted = [dict({"kernel": r["kernel"]}, **{k: r.get(k, 0) for k in KEYS}) for r in launches]
+    return {"exit": proc.returncode, "launches": counted}
 
 
 def launches_from_ncu(text):
@@ -85,19 +98,51 @@ def launches_from_ncu(text):
 
 def count_gpu(binary, args):
     proc = subprocess.run(["ncu", "--csv", "--print-units", "base", "--metrics", ",".join(NCU.values()), binary]
-                          + args, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise SystemExit("ncu failed: " + (proc.stdout + proc.stderr)[-2000:])
-    return launches_from_ncu(proc.stdout)
+                          + args, capture_output=True, text=True, timeout=600)
+    try:
+        launches = launches_from_ncu(proc.stdout)
+    except Exception:  # no launch profiled (a fault in the first, or none made)
+        launches = []
+    return {"exit": proc.returncode, "launches": launches}
+
+
+def summary(emu, gpu):
+    """The Markdown rows of the catalogue's table: per kernel and shape, the exit statuses, the launches counted and
+    the figures that differ (summed over the launches), global and shared apart."""
+    rows = ["| catalogue kernel | shape | exit (emulator, GPU) | launches | global figures | shared figures |",
+            "|---|---|---|---|---|---|"]
+    for name in emu:
+        if "/catalogue/" not in name or name not in gpu:
+            continue
+        e, g = emu[name], gpu[name]
+        pairs = list(zip(e["launches"], g["launches"]))
+        differ = {k for a, b in pairs for k in KEYS if a[k] != b[k]}
+
+        def verdict(keys):
+            if not pairs:
+                return "-"
+            bad = [k for k in keys if k in differ]
+            return "equal" if not bad else ", ".join(
+                "%s %s vs %s" % (k, sum(a[k] for a, _ in pairs), sum(b[k] for _, b in pairs)) for k in bad)
+        kernel, shape = name.split(" ")
+        rows.append("| %s | %s | %d, %d | %d, %d | %s | %s |" % (
+            kernel.replace("grader/catalogue/", ""), shape, e["exit"], g["exit"], len(e["launches"]),
+            len(g["launches"]), verdict(KEYS[:4]), verdict(KEYS[4:])))
+    return rows
 
 
 def main():
-    if len(sys.argv) == 3 and sys.argv[1] in ("emu", "gpu"):
+    if len(sys.argv) in (3, 4) and sys.argv[1] in ("emu", "gpu"):
         backend, result = sys.argv[1], {}
+        if os.path.exists(sys.argv[2]):
+            result = json.load(open(sys.argv[2]))
         for name, source, lab, args in cases():
+            if len(sys.argv) == 4 and not re.search(sys.argv[3], name):
+                continue
             binary = build(backend, name, source, lab)
-            result[name] = (count_emu if backend == "emu" else count_gpu)(binary, args)
-            print(name, file=sys.stderr)
+            if binary:
+                result[name] = (count_emu if backend == "emu" else count_gpu)(binary, args)
+                print(name, file=sys.stderr)
         os.makedirs(os.path.dirname(os.path.abspath(sys.argv[2])), exist_ok=True)
         with open(sys.argv[2], "w") as f:
             json.dump(result, f, indent=1)
@@ -107,9 +152,13 @@ def main():
         print("| case | kernel | " + " | ".join(short) + " |")
         print("|---|---|" + "---|" * len(short))
         for name in emu:
-            for e, g in zip(emu[name], gpu.get(name, [])):
+            if "/catalogue/" in name:
+                continue  # the summary's
+            for e, g in zip(emu[name]["launches"], gpu.get(name, {}).get("launches", [])):
                 cells = [str(e[k]) if e[k] == g.get(k) else "**%d** (GPU %s)" % (e[k], g.get(k)) for k in KEYS]
                 print("| %s | %s | %s |" % (name, e["kernel"], " | ".join(cells)))
+    elif len(sys.argv) == 4 and sys.argv[1] == "summary":
+        print("\n".join(summary(*(json.load(open(p)) for p in sys.argv[2:]))))
     else:
         print(__doc__.strip(), file=sys.stderr)
         sys.exit(2)
