@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -19,12 +20,30 @@
 
 namespace cudaemu {
 
+namespace {
+
+// Each worker maps 1024 fiber stacks, each with a guard page: about 2 × 1024 memory mappings. Linux allows a process
+// vm.max_map_count of them (65,530 by default), and cudaMalloc and the libraries need some too: past that, every
+// allocation fails. The most workers whose stacks fit with room to spare.
+unsigned most_workers() {
+    long mappings = 65530;
+    if (FILE* f = fopen("/proc/sys/vm/max_map_count", "r")) {
+        if (fscanf(f, "%ld", &mappings) != 1) mappings = 65530;
+        fclose(f);
+    }
+    const long per_worker = 2 * 1024 + 16, reserve = 4096;
+    return static_cast<unsigned>(std::max(1L, (mappings - reserve) / per_worker));
+}
+
+}  // namespace
+
 const Config& config() {
     static const Config c = [] {
         Config c;
         unsigned hw = std::thread::hardware_concurrency();
         c.workers = hw ? hw : 1;
         if (const char* s = getenv("CUDAEMU_THREADS"); s && atoi(s) > 0) c.workers = static_cast<unsigned>(atoi(s));
+        c.workers = std::min(c.workers, most_workers());  // a 32-thread machine would otherwise run out of mappings
         if (const char* s = getenv("CUDAEMU_TIMEOUT"); s && atof(s) > 0) c.timeout_s = atof(s);
         if (const char* s = getenv("CUDAEMU_STATS"); s && *s) c.stats_path = s;
         if (const char* s = getenv("CUDAEMU_QUIET"); s && *s && strcmp(s, "0") != 0) c.quiet = true;

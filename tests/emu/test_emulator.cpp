@@ -1137,6 +1137,17 @@ TEST_CASE("the tiled matmul gives bit-identical C with 1 and 2 worker threads") 
     CHECK(one.stats == two.stats);
 }
 
+// Every worker maps 1024 fiber stacks with a guard page each: asked for more workers than the process's memory
+// mappings allow (vm.max_map_count: about 30 at Linux's default), the emulator makes fewer, and every allocation
+// and launch still succeeds (before, a machine with 32 hardware threads saw cudaErrorMemoryAllocation).
+TEST_CASE("asked for 64 worker threads, launches and allocations still succeed, with the same results") {
+    const Run many = run({program("tiled_matmul")}, Settings{/*threads*/ "64"});
+    const Run two = run({program("tiled_matmul")}, Settings{/*threads*/ "2"});
+    REQUIRE(many.exit_code == 0);
+    CHECK(!contains(many.err, "cudaErrorMemoryAllocation"));
+    CHECK(many.out == two.out);
+}
+
 TEST_CASE("CUDAEMU_STATS: one JSON line per launch with the documented keys and exact counts") {
     SUBCASE("a correct program: the counts follow from the sizes it prints") {
         const Run r = run({program("tiled_matmul")});
