@@ -9,9 +9,16 @@
 
 namespace cudaemu {
 
+namespace {
+
+// One past the last thread of warp `warp` in the block (a block's last warp may be partial).
+uint32_t warp_end(const Worker& w, uint32_t warp) { return std::min(warp * 32 + 32, w.launch->threads_per_block); }
+
+}  // namespace
+
 LogRow* next_log_row(Worker& w, Fiber& f) {
     RequestState& s = *w.requests;
-    const uint32_t warp = f.linear >> 5, first = warp * 32, last = std::min(first + 32, w.launch->threads_per_block);
+    const uint32_t warp = f.linear >> 5, first = warp * 32, last = warp_end(w, warp);
     WarpLog*& log = s.by_warp[warp];
     if (!log) {  // the warp's first counted access in the interval
         if (s.spare.empty()) {
@@ -44,8 +51,7 @@ void give_back_warp_log(RequestState& s, uint32_t warp) {
 
 // Every lane of the warp begins the next barrier interval with no counted access.
 void reset_lanes(Worker& w, uint32_t warp) {
-    const uint32_t first = warp * 32, last = std::min(first + 32, w.launch->threads_per_block);
-    for (uint32_t t = first; t < last; ++t)
+    for (uint32_t t = warp * 32; t < warp_end(w, warp); ++t)
         w.fibers[t].log_row = w.fibers[t].log_end = nullptr, w.fibers[t].vector_end = ~0ull;
 }
 
@@ -224,13 +230,10 @@ class Measurer {
         counts.requests++;
         const RequestCounts::Last& last = counts.last;
         const uint64_t base = row.addr[first];
-        const uint64_t order = (block_ << 24) | (warp << 16) | std::min<size_t>(i, 0xFFFF);
-        if (last.valid && last.lanes == lanes && last.size == size_of(key) &&
-            ((base - last.base) & (is_global(key) ? 31 : 3)) == 0 && order >= counts.sample_order) {
-            if (!differ(row.addr, base, last.deltas, lanes)) {
-                counts.units += last.units, counts.ideal += last.ideal, counts.bytes += last.bytes;
-                return;
-            }
+        if (last.may_repeat(lanes, size_of(key), base, is_global(key)) && order(warp, i) >= counts.sample_order &&
+            !differ(row.addr, base, last.deltas, lanes)) {
+            counts.units += last.units, counts.ideal += last.ideal, counts.bytes += last.bytes;
+            return;
         }
         Request q;
         for (uint32_t m = lanes; m; m &= m - 1) q.add(__builtin_ctz(m), row);
@@ -251,25 +254,25 @@ class Measurer {
         RequestCounts::Last& last = counts.last;
         const bool global = is_global(q.key);
         const uint64_t base = q.addr[__builtin_ctz(q.lanes)];
-        uint64_t deltas[32];
-        for (uint32_t l = 0; l < 32; ++l) deltas[l] = (q.lanes >> l) & 1 ? q.addr[l] - base : 0;
-        if (!(last.valid && last.lanes == q.lanes && last.size == q.size &&
-              ((base - last.base) & (global ? 31 : 3)) == 0 && std::memcmp(deltas, last.deltas, sizeof deltas) == 0)) {
+        if (!last.may_repeat(q.lanes, q.size, base, global) || differ(q.addr, base, last.deltas, q.lanes)) {
             uint64_t bytes = 0;
             last.units = global ? global_sectors(q.addr, q.lanes, q.size) : shared_wavefronts(q.addr, q.lanes, q.size);
             last.ideal = static_cast<uint32_t>(ideal_units(q.addr, q.lanes, q.size, global ? 32 : 128, &bytes));
             last.bytes = static_cast<uint32_t>(bytes);
             last.valid = true, last.lanes = q.lanes, last.size = q.size, last.base = base;
-            std::memcpy(last.deltas, deltas, sizeof deltas);
+            for (uint32_t l = 0; l < 32; ++l) last.deltas[l] = (q.lanes >> l) & 1 ? q.addr[l] - base : 0;
         }
         counts.units += last.units, counts.ideal += last.ideal, counts.bytes += last.bytes;
         counts.size = std::max<int>(counts.size, q.size);
     }
 
+    uint64_t order(size_t warp, size_t position) const {
+        return (block_ << 24) | (warp << 16) | std::min<size_t>(position, 0xFFFF);
+    }
+
     void sample(RequestCounts& counts, const Request& q, size_t warp, size_t position) const {
-        const uint64_t order = (block_ << 24) | (warp << 16) | std::min<size_t>(position, 0xFFFF);
-        if (order < counts.sample_order) {
-            counts.sample_order = order, counts.sample_lanes = q.lanes;
+        if (const uint64_t o = order(warp, position); o < counts.sample_order) {
+            counts.sample_order = o, counts.sample_lanes = q.lanes;
             std::memcpy(counts.sample, q.addr, sizeof counts.sample);
         }
     }
@@ -283,13 +286,12 @@ class Measurer {
 };
 
 // Groups a warp's log from row `from` on by the n-th execution of each access site by each lane: a lane's sites are
-// not a prefix of the longest lane's. Rows before `from` hold the same site for every lane that reached them.
-void group_by_site(const WarpLog& log, const uint32_t* len, uint32_t lanes, uint32_t longest, uint32_t from,
-                   size_t warp, Measurer& measurer) {
-    std::unordered_map<uint64_t, uint32_t> before;  // each site's executions before `from`, the same in every lane
-    for (uint32_t i = 0; i < from; ++i) before[site_of(log.rows[i].key[longest])]++;
+// not a prefix of the longest lane's. Rows before `from` hold the same sites for every lane that reached them, so
+// every lane's executions of a site before `from` are as many, and counting from `from` on pairs the same ones.
+void group_by_site(const WarpLog& log, const uint32_t* len, uint32_t lanes, uint32_t from, size_t warp,
+                   Measurer& measurer) {
     std::vector<Request> requests;
-    std::unordered_map<uint64_t, std::vector<uint32_t>> by_occurrence;  // site -> its (before + n)-th request
+    std::unordered_map<uint64_t, std::vector<uint32_t>> by_occurrence;  // site -> its n-th request from `from` on
     std::unordered_map<uint64_t, uint32_t> count;
     for (uint32_t m = lanes; m; m &= m - 1) {
         const uint32_t lane = __builtin_ctz(m);
@@ -310,9 +312,9 @@ void group_by_site(const WarpLog& log, const uint32_t* len, uint32_t lanes, uint
 
 // Groups and measures the requests in the log of warp `warp`.
 void measure_warp(Worker& w, Measurer& measurer, uint32_t warp, const WarpLog& log) {
-    const uint32_t first = warp * 32, threads = std::min(w.launch->threads_per_block - first, 32u);
+    const uint32_t first = warp * 32;
     uint32_t len[32] = {}, lanes = 0, longest = 0, shortest = UINT32_MAX;
-    for (uint32_t lane = 0; lane < threads; ++lane) {
+    for (uint32_t lane = 0; first + lane < warp_end(w, warp); ++lane) {
         Fiber& f = w.fibers[first + lane];
         len[lane] = f.log_row ? static_cast<uint32_t>(f.log_row - log.rows.data()) : 0;
         if (!len[lane]) continue;
@@ -329,7 +331,7 @@ void measure_warp(Worker& w, Measurer& measurer, uint32_t warp, const WarpLog& l
                 if (len[__builtin_ctz(m)] <= i) active &= ~(1u << __builtin_ctz(m));
         const uint64_t key = row.key[longest];
         if (differ(row.key, key, nullptr, active)) {
-            group_by_site(log, len, lanes, longest, i, warp, measurer);
+            group_by_site(log, len, lanes, i, warp, measurer);
             return;
         }
         measurer.add(row, active, key, i, warp);
@@ -352,10 +354,11 @@ void finish_warp_requests(Worker& w) {
     for (uint32_t warp = 0; warp * 32 < w.launch->threads_per_block; ++warp) finish_warp(w, measurer, warp);
 }
 
-void warp_waits(Worker& w, uint32_t warp) {
-    const uint32_t first = warp * 32, last = std::min(first + 32, w.launch->threads_per_block);
-    for (uint32_t t = first; t < last; ++t)
-        if (w.fibers[t].state != FiberState::kAtBarrier && w.fibers[t].state != FiberState::kDone) return;
+void warp_waits(Worker& w, uint32_t t) {
+    const uint32_t warp = t >> 5;
+    if (t + 1 != warp_end(w, warp)) return;
+    for (uint32_t u = warp * 32; u < t + 1; ++u)
+        if (w.fibers[u].state != FiberState::kAtBarrier && w.fibers[u].state != FiberState::kDone) return;
     Measurer measurer(*w.requests, w.block_linear);
     finish_warp(w, measurer, warp);
 }

@@ -61,6 +61,12 @@ struct RequestCounts {
         uint64_t base = 0;
         uint64_t deltas[32] = {};
         uint32_t units = 0, ideal = 0, bytes = 0;
+        // Whether a request of `lanes` accessing `size` bytes from `base` on (the first lane's address) may repeat
+        // this one: the same lanes and size, shifted by whole sectors (global) or words (shared); its lanes' distances
+        // from `base` decide.
+        bool may_repeat(uint32_t lanes_, uint8_t size_, uint64_t base_, bool global) const {
+            return valid && lanes == lanes_ && size == size_ && ((base_ - base) & (global ? 31 : 3)) == 0;
+        }
     } last;
     // Adds another worker's counts for the same site (the first request of the two stays the sample).
     void merge(const RequestCounts& o) {
@@ -128,9 +134,10 @@ __attribute__((always_inline)) inline void warp_request(Worker& w, RequestKind k
 
 // At the end of a barrier interval or of the block: measures the interval's requests and starts afresh.
 void finish_warp_requests(Worker& w);
-// A lane of warp `warp` stopped at a barrier or exited: if every lane of the warp has, measures the warp's requests
-// now, while its logs are still in the cache.
-void warp_waits(Worker& w, uint32_t warp);
+// Thread t has run until it stopped (at a barrier, a warp collective, or its end): when it is its warp's last lane
+// and every lane of the warp is at the barrier or has exited, measures the warp's requests now, while its log is
+// still in the cache.
+void warp_waits(Worker& w, uint32_t t);
 // Sectors / wavefronts of one request (exposed for the tests of the counting rules).
 uint32_t global_sectors(const uint64_t* addr, uint32_t lanes, uint8_t size);
 uint32_t shared_wavefronts(const uint64_t* addr, uint32_t lanes, uint8_t size);

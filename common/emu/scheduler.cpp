@@ -242,9 +242,7 @@ BlockEnd run_block_threads(Worker& w, uint32_t started) {
             } else if (f.stack == 0) {
                 w.stack0_owner = t;
             }
-            if (w.count_requests && ((t & 31) == 31 || t + 1 == n) &&
-                (f.state == FiberState::kAtBarrier || f.state == FiberState::kDone))
-                warp_waits(w, t >> 5);
+            if (w.count_requests) warp_waits(w, t);
         }
         if (w.ready || resolve_activemask(w)) continue;
         if (warp_stalled(w) || phase_wait_stalled(w)) return BlockEnd::kFatal;
