@@ -12,7 +12,7 @@
 
 PYTHON  ?= python3
 EMUCC   := tools/emucc
-LABTOOL := $(PYTHON) grader/labtool.py
+LABTOOL := $(PYTHON) -m course
 BACKEND ?=
 backend_flag = $(if $(BACKEND),--backend $(BACKEND))
 
@@ -46,11 +46,11 @@ endif
 include tests/emu/Makefile.inc
 
 test-grader:
-	@$(PYTHON) grader/selftest.py
+	@$(PYTHON) -m grader.selftest
 
 # Every skeleton, solution and catalogue kernel must compile with nvcc for sm_90 without warnings.
 test-nvcc:
-	@$(PYTHON) grader/selftest.py --nvcc-only
+	@$(PYTHON) -m grader.selftest --nvcc-only
 
 bench-emu:
 	@$(PYTHON) tools/bench-emu

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """classgrade — grade a whole class: every submission sandboxed, hidden tests, one gradebook.
 
-    grader/classgrade.py grade-all --submissions DIR [--jobs N] [--runner local|slurm]   (make grade-all)
-    grader/classgrade.py grade-one --submission PATH --out DIR                           (Gradescope, one student)
+    python3 -m grader.classgrade grade-all --submissions DIR [--jobs N] [--runner local|slurm]   (make grade-all)
+    python3 -m grader.classgrade grade-one --submission PATH --out DIR                           (Gradescope, one student)
 
 DIR holds one entry per student: a folder laid out like labs/ (any subset of the labs), or a .zip / .tar.gz of
 one. Each student gets build/grade-all/<student>/results.json (Gradescope's format) and junit.xml, and
 build/grade-all/gradebook.csv has a row per student: score per lab, total, status, reason.
 
-Every build and run of a student's code happens in a bubblewrap sandbox (grader/sandbox.py) that sees no
+Every build and run of a student's code happens in a bubblewrap sandbox (course/sandbox.py) that sees no
 solutions, no hidden tests and no other student. Hidden tests (grader/hidden/) draw fresh sizes and seeds at grade
 time and are judged outside the sandbox; Gradescope shows their output after grades are published.
 
@@ -35,16 +35,14 @@ import threading
 import time
 import zipfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import labtool  # noqa: E402
-from confine import read_untrusted  # noqa: E402
-import sandbox  # noqa: E402
+from course import grading, labs, results, runner, sandbox, scoring, toolchain
+from course.confine import read_untrusted
+from course.paths import EMUCC, ROOT
+from course.results import Status, TestResult
 
-ROOT = labtool.ROOT
-LABS = labtool.LABS
+LABS = labs.folders()
 HIDDEN_DIR = os.path.join(ROOT, "grader", "hidden")
 HIDDEN_CASES = 2             # hidden problems per lab
-HIDDEN_MAX_SIZE = 80         # largest M, N or K of a hidden problem (the emulator runs about 1 GFLOP/min)
 HIDDEN_VISIBILITY = "after_published"
 ARCHIVE_MAX_BYTES = 50 << 20  # unpacked size of one student's archive
 ARCHIVE_MAX_FILES = 2000
@@ -84,7 +82,7 @@ def student_name(entry):
 def shown_name(name):
     """A file name for a person: bytes that are not UTF-8 as \\xNN, control characters escaped, at most 100."""
     text = os.fsencode(name).decode("utf-8", errors="backslashreplace")
-    return labtool.clean(text if len(text) <= 100 else text[:97] + "...")
+    return results.clean(text if len(text) <= 100 else text[:97] + "...")
 
 
 def output_folder(out_root, student):
@@ -261,8 +259,8 @@ def grader_fingerprint(backend):
     h = hashlib.sha256(backend.encode())
     paths = []
     # of labs/, only what the course compiles around a submission: its kernel.cu and answers.txt replace a student's
-    for pattern in ("common/**", "labs/*/lab.h", "labs/*/tests.cpp", "grader/*.py", "grader/*.txt", "grader/hidden/**",
-                    "tools/emucc"):
+    for pattern in ("common/**", "labs/*/lab.h", "labs/*/lab.ini", "labs/*/tests.cpp", "course/**", "grader/*.py",
+                    "grader/hidden/**", "tools/emucc"):
         paths += [p for p in glob.glob(os.path.join(ROOT, pattern), recursive=True) if os.path.isfile(p)]
     for p in sorted(paths):
         h.update(os.path.relpath(p, ROOT).encode())
@@ -276,7 +274,7 @@ def grader_fingerprint(backend):
 # ---------------------------------------------------------------------------------------------------------------
 def hidden_multiple(lab):
     """The multiple every hidden size must be for this lab (lab 2: 16)."""
-    return labtool.size_multiple(lab)
+    return labs.Lab(lab).size_multiple
 
 
 class Trusted:
@@ -285,27 +283,27 @@ class Trusted:
     def __init__(self, out_root, backend):
         self.backend = backend
         self.dir = os.path.join(out_root, ".trusted")
-        emu = labtool.Toolchain("emu")
-        self.runtime = labtool.runtime_object()
+        emu = toolchain.Toolchain("emu")
+        self.runtime = toolchain.runtime_object()
         for lab in LABS:
             emu.prebuild(lab)
             if backend == "gpu":
-                labtool.Toolchain("gpu").prebuild(lab)
+                toolchain.Toolchain("gpu").prebuild(lab)
             emu.compile(os.path.join(HIDDEN_DIR, "hidden_run.cpp"), self.hidden_run(lab),
                         [os.path.join(ROOT, "common"), os.path.join(ROOT, "labs", lab)])
         objs = [emu.common_object(n, LABS[0]) for n in ("harness.cpp", "reference_gemm.cpp")]
         check_obj = emu.compile(os.path.join(HIDDEN_DIR, "hidden_check.cpp"), os.path.join(self.dir, "hidden_check.o"),
                                 [os.path.join(ROOT, "common")])
         self.hidden_check = os.path.join(self.dir, "hidden_check")
-        if labtool.newer(self.hidden_check, [check_obj] + objs):
-            labtool.run_build([labtool.EMUCC, "-o", self.hidden_check, check_obj] + objs)
+        if toolchain.newer(self.hidden_check, [check_obj] + objs):
+            toolchain.run_build(toolchain.link_command("emu", [check_obj] + objs, self.hidden_check))
 
     def hidden_run(self, lab):
         return os.path.join(self.dir, lab, "hidden_run.o")
 
     def read_only(self, lab):
         """What a lab's sandbox may read: the public headers and the prebuilt objects, nothing else of the course."""
-        paths = [os.path.join(ROOT, "common"), os.path.join(ROOT, "labs", lab), labtool.EMUCC,
+        paths = [os.path.join(ROOT, "common"), os.path.join(ROOT, "labs", lab), EMUCC,
                  os.path.join(ROOT, "build", "emu", "obj"), self.runtime, self.hidden_run(lab)]
         if self.backend == "gpu":
             paths.append(os.path.join(ROOT, "build", "gpu", "obj"))
@@ -339,14 +337,14 @@ def sandbox_for(trusted, lab, slot, sandboxed):
 # ---------------------------------------------------------------------------------------------------------------
 def hidden_problems(lab, rng):
     m = hidden_multiple(lab)
-    top = max(1, HIDDEN_MAX_SIZE // m)
+    top = max(1, labs.Lab(lab).hidden_max_size // m)
     return [tuple(m * rng.randint(1, top) for _ in range(3)) + (rng.randrange(1, 2 ** 31),) for _ in range(HIDDEN_CASES)]
 
 
 def run_hidden(lab, out_dir, trusted, box, results, rng):
     """Hidden tests for one lab, run with the kernel object the visible tests were built with."""
-    built = not any(r["name"] == "builds" for r in results)
-    stopped = next((r["output"] for r in results if r["output"].startswith("stopped by the ")), None)
+    built = not any(r.name == "builds" for r in results)
+    stopped = next((r.output for r in results if r.status is Status.STOPPED), None)
     hidden = []
     problems = hidden_problems(lab, rng)
     program = os.path.join(out_dir, "hidden_run")
@@ -357,23 +355,23 @@ def run_hidden(lab, out_dir, trusted, box, results, rng):
                 os.path.join(ROOT, "build", "emu", "obj", "harness.o"),
                 os.path.join(ROOT, "build", "emu", "obj", "reference_gemm.o")]
         try:
-            labtool.Toolchain("emu", box).link(objs, program)
-        except labtool.BuildError as e:
+            toolchain.Toolchain("emu", box).link(objs, program)
+        except toolchain.BuildError as e:
             why_not = "not run: the hidden test program did not link:\n" + str(e)[-2000:]
     for i, (M, N, K, seed) in enumerate(problems):
-        entry = {"lab": lab, "name": "hidden test %d" % (i + 1), "suite": "correctness", "passed": False,
-                 "visibility": HIDDEN_VISIBILITY}
+        entry = TestResult(lab, "hidden test %d" % (i + 1), "correctness", Status.NOT_RUN, visibility=HIDDEN_VISIBILITY)
         if why_not:
-            entry["output"] = why_not
+            entry.output = why_not
             hidden.append(entry)
             continue
         saved = os.path.join(out_dir, "hidden-%d.bin" % i)
         args = [str(M), str(N), str(K), str(seed), saved]
         outcome = box.run([program] + args) if box else subprocess.run([program] + args, capture_output=True,
-                                                                       text=True, env=labtool.test_env())
+                                                                       text=True, env=runner.test_env())
         limit = getattr(outcome, "limit", None)
         if limit:
-            entry["output"] = "%d×%d·%d×%d: stopped by the sandbox's %s" % (M, K, K, N, limit)
+            entry.status = Status.STOPPED
+            entry.output = "%d×%d·%d×%d: stopped by the sandbox's %s" % (M, K, K, N, limit)
             why_not = "not run: an earlier test was stopped by the sandbox's " + limit
             hidden.append(entry)
             continue
@@ -384,29 +382,13 @@ def run_hidden(lab, out_dir, trusted, box, results, rng):
             copy.flush()
             check = subprocess.run([trusted.hidden_check, str(M), str(N), str(K), str(seed), copy.name],
                                    capture_output=True, text=True, timeout=120)
-        entry["passed"] = check.returncode == 0
-        crashed = outcome.returncode < 0 and not entry["passed"]
+        crashed = outcome.returncode < 0 and check.returncode != 0
+        entry.status = Status.PASSED if check.returncode == 0 else Status.CRASHED if crashed else Status.FAILED
         shape = "%d×%d·%d×%d seeded random (seed %d)" % (M, K, K, N, seed)
-        entry["output"] = (shape + ": right" if entry["passed"] else check.stdout.strip()[:2000] +
-                           ("\nthe test program crashed (signal %d)" % -outcome.returncode if crashed else ""))
+        entry.output = (shape + ": right" if entry.passed else check.stdout.strip()[:2000] +
+                        ("\nthe test program crashed (signal %d)" % -outcome.returncode if crashed else ""))
         hidden.append(entry)
     return hidden
-
-
-def summarise(results, labs):
-    """One line for the gradebook: for each lab that lost points, why (its first failure's first line)."""
-    reasons = []
-    for lab in labs:
-        rs = [r for r in results if r["lab"] == lab]
-        if not rs or all(r["passed"] for r in rs):
-            continue
-        first = next((r["output"] for r in rs if not r["passed"] and r["output"].strip()), "failed")
-        if first.startswith("kernel.cu does not build"):
-            detail = next((l for l in first.splitlines() if "error" in l), "")
-            first = "kernel.cu does not build" + (": " + detail.strip() if detail else "")
-        line = " ".join(l.strip() for l in first.strip().splitlines() if l.strip() and l.strip() != "exception:")
-        reasons.append("%s: %s" % (lab, line[:200]))
-    return "; ".join(reasons)
 
 
 def grade_submission(entry, student, out_dir, work_root, trusted, slot=0, backend="emu", sandboxed=True, key=""):
@@ -417,7 +399,7 @@ def grade_submission(entry, student, out_dir, work_root, trusted, slot=0, backen
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(out_dir, exist_ok=True)
     meta = {"student": student, "key": key, "status": "graded", "reason": "", "scores": {}, "total": 0}
-    results = []
+    found = []
     try:
         folder = entry
         if os.path.islink(entry):
@@ -436,25 +418,24 @@ def grade_submission(entry, student, out_dir, work_root, trusted, slot=0, backen
             if lab not in kernels:
                 continue
             make = sandbox_for(trusted, lab, slot, sandboxed)
-            lab_results = labtool.grade_lab(lab, kernels[lab], backend, os.path.join(work, "build"), make)
+            lab_results = grading.grade_lab(lab, kernels[lab], backend, os.path.join(work, "build"), make)
             box = make(os.path.join(work, "build", "emu", lab)) if make else None
             lab_results += run_hidden(lab, os.path.join(work, "build", "emu", lab), trusted, box, lab_results, rng)
-            results += lab_results
-        totals = labtool.score(results)
+            found += lab_results
+        totals = scoring.score(found)
         meta["scores"] = {lab: s for lab, (s, _) in totals.items()}
         meta["total"] = round(sum(meta["scores"].values()), 2)
-        meta["reason"] = summarise(results, kernels)
+        meta["reason"] = results.failure_summary(found, kernels)
     except Rejected as r:
         meta.update(status=r.status, reason=r.reason)
     except Exception as e:  # a bug in the grader must not stop the batch; it is recorded, loudly
         meta.update(status="error", reason="the grader failed: %s: %s" % (type(e).__name__, e))
     if meta["status"] != "graded":
-        results = [{"lab": "submission", "name": meta["status"], "suite": "correctness", "passed": False,
-                    "output": meta["reason"], "score": 0.0, "max_score": 0.0}]
+        found = [TestResult("submission", meta["status"], "correctness", Status.NOT_RUN, meta["reason"])]
     if sandbox.stopping.is_set():  # Ctrl-C: what was cut short is not a result; the next run grades it again
         shutil.rmtree(work, ignore_errors=True)
         return None
-    labtool.write_reports(results, {} if meta["status"] != "graded" else labtool.score(results), out_dir, backend)
+    results.write_reports(found, out_dir, backend)
     meta["seconds"] = round(time.time() - started, 1)
     with open(os.path.join(out_dir, "meta.json.tmp"), "w") as f:
         json.dump(meta, f, indent=2)
@@ -479,12 +460,9 @@ def write_gradebook(out_root, rows):
     path = os.path.join(out_root, "gradebook.csv")
     with open(path + ".tmp", "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["student"] + LABS + ["total", "status", "reason"])
+        w.writerow(results.gradebook_header(LABS))
         for meta in sorted(rows, key=lambda m: m["student"]):
-            scores = meta.get("scores", {})
-            w.writerow([labtool.clean(meta["student"])] + ["%g" % scores[lab] if lab in scores else "" for lab in LABS] +
-                       ["%g" % meta.get("total", 0), meta["status"],
-                        labtool.clean(meta.get("reason", "").replace("\n", " "))[:2000]])
+            w.writerow(results.gradebook_row(meta, LABS))
     os.replace(path + ".tmp", path)
     return path
 
@@ -528,7 +506,7 @@ def plan(entries, out_root, backend):
             key = content_hash(entry) + "-" + fingerprint
         except OSError as e:  # unreadable: that student's row says so, and the class goes on
             kept.append({"student": student, "status": "error", "total": 0,
-                         "reason": "the submission cannot be read: %s" % labtool.clean(str(e))})
+                         "reason": "the submission cannot be read: %s" % results.clean(str(e))})
             continue
         meta = load_meta(output_folder(out_root, student))
         if meta and meta.get("key") == key:
@@ -584,7 +562,7 @@ def grade_all_slurm(todo, out_root, backend, sandboxed):
     script = os.path.join(slurm_dir, "task.sh")
     with open(script, "w") as f:
         f.write("#!/bin/sh\n# one submission per array task; classgrade gathers the results\n"
-                "cd %s && exec %s grader/classgrade.py slurm-task --tasks %s --out %s --backend %s %s\n"
+                "cd %s && exec %s -m grader.classgrade slurm-task --tasks %s --out %s --backend %s %s\n"
                 % (sh_quote(ROOT), sh_quote(sys.executable), sh_quote(tasks), sh_quote(out_root), backend,
                    "" if sandboxed else "--no-sandbox"))
     os.chmod(script, 0o755)
@@ -673,7 +651,7 @@ def lock_output(out_root):
 def cmd_grade_all(args):
     submissions = os.path.abspath(args.submissions)
     entries = list_entries(submissions)
-    backend = labtool.choose_backend(args.backend)
+    backend = toolchain.choose_backend(args.backend)
     sandboxed = check_sandbox(args.no_sandbox)
     out_root = os.path.abspath(args.out)
     os.makedirs(out_root, exist_ok=True)
@@ -716,7 +694,7 @@ def cmd_grade_all(args):
 def cmd_grade_one(args):
     if not os.path.exists(args.submission):
         raise SystemExit("classgrade: no submission at '%s'" % args.submission)
-    backend = labtool.choose_backend(args.backend)
+    backend = toolchain.choose_backend(args.backend)
     if args.sandbox == "setpriv" and not args.no_sandbox:
         ok, why = sandbox.fallback_available()
         if not ok:
@@ -738,7 +716,7 @@ def cmd_grade_one(args):
 
 class Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, as for any other bad input
-        raise SystemExit("classgrade: %s (grader/classgrade.py --help)" % message)
+        raise SystemExit("classgrade: %s (python3 -m grader.classgrade --help)" % message)
 
 
 def main(argv):

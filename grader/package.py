@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """package — the course's two releases, built from the working tree (labs/ as committed).
 
-    grader/package.py handout       build/handout/course/ and build/handout/course.tar.gz   (make handout)
-    grader/package.py gradescope    build/gradescope/autograder.zip                        (make gradescope)
+    python3 -m grader.package handout       build/handout/course/ and build/handout/course.tar.gz   (make handout)
+    python3 -m grader.package gradescope    build/gradescope/autograder.zip                        (make gradescope)
 
 The handout is what students get: the labs, lessons, harness, emulator and `make labN`. It is built from a list of
 what to include, so anything new stays out until it is added here: no solutions/, no hidden tests, no kernel
-catalogues, and of the grader only labtool.py (which `make labN` runs), the confinement check it applies
-(confine.py and its allowlist, so that a student sees a refusal before submitting) and pitfalls.py: the
-catalogue's known-wrong kernels go out as emulator objects in pitfalls/<lab>/, for `make pitfall`, never as source.
+catalogues and nothing of grader/; the course package (course/: `make labN`, the confinement check it applies, so
+that a student sees a refusal before submitting, and `make pitfall`) goes whole. The catalogue's known-wrong kernels
+go out as emulator objects in pitfalls/<lab>/, for `make pitfall`, never as source.
 
 The Gradescope autograder is the course without solutions/ and without the grader's test catalogues, plus
 setup.sh (installs the Debian packages through tools/install-deps) and run_autograder (grades
@@ -22,16 +22,14 @@ import sys
 import tarfile
 import zipfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import labtool  # noqa: E402  (pristine_labs, and the toolchain that builds the pitfalls)
-import pitfalls  # noqa: E402
+from course import labs, pitfalls, toolchain
+from course.paths import ROOT
 
 # What students get. Folders are copied whole, except what SKIP names.
-HANDOUT = ["Makefile", "README.md", ".gitignore", "common", "docs", "labs", "tests", "tools", "grader/labtool.py",
-           "grader/confine.py", "grader/confine_allowlist.txt", "grader/pitfalls.py", "mk"]
+HANDOUT = ["Makefile", "README.md", ".gitignore", "common", "docs", "labs", "tests", "tools", "course", "pyproject.toml",
+           "mk"]
 # What the autograder needs: everything students get, and the grader's grading parts.
-AUTOGRADER = HANDOUT + ["grader/classgrade.py", "grader/sandbox.py", "grader/hidden"]
+AUTOGRADER = HANDOUT + ["grader/__init__.py", "grader/classgrade.py", "grader/hidden"]
 OPTIONAL = {"mk"}  # other topics' make targets, where there are any
 SKIP = {"__pycache__", "build", "mk/grading.mk", "tools/gen-class",
         "tests/emu/external", "mk/external.mk"}  # third-party programs that check the emulator: the course's own tests
@@ -51,7 +49,7 @@ set -euo pipefail
 root="${AUTOGRADER_ROOT:-/autograder}"
 cd "$root/source"
 mkdir -p "$root/results"
-exec python3 grader/classgrade.py grade-one --submission "$root/submission" --out "$root/results" \\
+exec python3 -m grader.classgrade grade-one --submission "$root/submission" --out "$root/results" \\
   --backend "${BACKEND:-emu}" --sandbox auto
 """
 
@@ -61,9 +59,9 @@ def say(message):
 
 
 def source_of(name):
-    """Where `name` is copied from: labs/ as committed (labtool.pristine_labs), so that a release never carries
+    """Where `name` is copied from: labs/ as committed (toolchain.pristine_labs), so that a release never carries
     work done in this checkout's labs/; everything else from the working tree."""
-    return labtool.pristine_labs() if name == "labs" else os.path.join(ROOT, name)
+    return toolchain.pristine_labs() if name == "labs" else os.path.join(ROOT, name)
 
 
 def copy_tree(names, dest):
@@ -125,24 +123,24 @@ def student_readme(text):
 
 
 def build_pitfalls(tree):
-    """The catalogue's known-wrong kernels (grader/pitfalls.py) as emulator objects in tree/pitfalls/<lab>/, each
+    """The catalogue's known-wrong kernels (course/pitfalls.py) as emulator objects in tree/pitfalls/<lab>/, each
     with its description, for `make pitfall`: students see what each bug gets without its source, which is the
     lab's solution with one line wrong."""
     jobs = []
-    for lab in labtool.LABS:
+    for lab in labs.folders():
         for pit in pitfalls.available(lab).values():
             where = os.path.join(tree, "pitfalls", lab)
             os.makedirs(where, exist_ok=True)
             with open(os.path.join(where, pit.name + ".txt"), "w", encoding="utf-8") as f:
                 f.write(pit.description + "\n")
             jobs.append((lab, pit, os.path.join(where, pit.name + ".o")))
-    toolchain = labtool.Toolchain("emu")
+    emu = toolchain.Toolchain("emu")
     includes = [os.path.join(ROOT, "common")]
 
     def build(job):
         lab, pit, obj = job
         # compiled against the committed lab.h, exactly as the handout ships it
-        toolchain.compile(pit.source, obj, includes + [os.path.join(labtool.pristine_labs(), lab)],
+        emu.compile(pit.source, obj, includes + [os.path.join(toolchain.pristine_labs(), lab)],
                           shown_as="pitfall/%s.cu" % pit.name)
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         list(pool.map(build, jobs))
@@ -156,7 +154,7 @@ def cmd_handout():
     copy_tree(HANDOUT, tree)
     try:
         built = build_pitfalls(tree)
-    except labtool.BuildError as e:
+    except toolchain.BuildError as e:
         raise SystemExit("package: a pitfall kernel did not build:\n%s" % e)
     readme = os.path.join(tree, "README.md")
     with open(readme) as f:
@@ -198,7 +196,7 @@ def cmd_gradescope():
 def main(argv):
     commands = {"handout": cmd_handout, "gradescope": cmd_gradescope}
     if len(argv) != 1 or argv[0] not in commands:
-        raise SystemExit("usage: grader/package.py handout|gradescope")
+        raise SystemExit("usage: python3 -m grader.package handout|gradescope")
     return commands[argv[0]]()
 
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """selftest — the grader tested against kernels whose grades are known.
 
-    grader/selftest.py              every check below (part of `make test`)
-    grader/selftest.py --nvcc-only  only: every kernel compiles with nvcc for sm_90 without warnings
+    python3 -m grader.selftest              every check below (part of `make test`)
+    python3 -m grader.selftest --nvcc-only  only: every kernel compiles with nvcc for sm_90 without warnings
 
 - Every reference solution scores full marks; every skeleton builds and scores zero.
 - Every kernel in grader/catalogue/ gets the grade and the diagnosis it deserves (the table below): for each
@@ -16,11 +16,10 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import labtool  # noqa: E402
+from course import grading, labs, scoring, toolchain
+from course.paths import ROOT
 
-ROOT = labtool.ROOT
-ALL_SUITES = set(labtool.SUITE_POINTS)
+ALL_SUITES = set(labs.SUITES)
 
 # kernel -> (suites that must fail, words that must appear in the failure output).
 # An empty set of failing suites means full marks.
@@ -29,7 +28,7 @@ CATALOGUE = {
     "lab1/missing_guard.cu": (ALL_SUITES, ["out-of-bounds", "bytes past its end"]),
     # correct but uncoalesced: row from threadIdx.x, the grid swapped to match
     "lab1/row_from_x.cu": ({"traffic"}, ["loads A with", "sectors of 32 bytes per warp request", "stores C with"]),
-    # confinement (grader/confine.py) must not refuse what a student debugging a kernel writes
+    # confinement (course/confine.py) must not refuse what a student debugging a kernel writes
     "lab1/assert_and_printf.cu": (set(), []),
     # the host flow (matmul_from_host): each mistake named with its fix
     "lab1/host_leak.cu": ({"memory safety"}, ["were never freed", "cudaFree every device buffer"]),
@@ -100,8 +99,7 @@ CATALOGUE = {
     "lab6/wrong_warp_placement.cu": (ALL_SUITES, ["never wrote it", "stored more than once"]),
     "lab6/float4_for_any_shape.cu": (ALL_SUITES, ["out-of-bounds load"]),
 }
-LAB_OF = {"lab1": "lab1-naive", "lab2": "lab2-tiled", "lab3": "lab3-boundary", "lab4": "lab4-coarsening",
-          "lab5": "lab5-register-tiling", "lab6": "lab6-warptiling"}
+LAB_OF = {lab.short: lab.folder for lab in labs.all_labs()}
 
 
 class Tally:
@@ -120,25 +118,25 @@ class Tally:
 
 
 def grade(lab, kernel, work):
-    results = labtool.grade_lab(lab, kernel, "emu", work)
-    totals = labtool.score(results)
+    results = grading.grade_lab(lab, kernel, "emu", work)
+    totals = scoring.score(results)
     return results, totals.get(lab, (0, 0))
 
 
 def failing_suites(results):
     """The suites that lost points: a failed case, or a passed one whose points the grading rule withheld."""
-    return {r["suite"] for r in results if not labtool.earned(r)}
+    return {r.suite for r in results if not r.earned}
 
 
 def check_references_and_skeletons(t, work):
-    for lab in labtool.LABS:
+    for lab in labs.folders():
         results, (s, m) = grade(lab, os.path.join(ROOT, "solutions", lab, "kernel.cu"), os.path.join(work, "ref"))
         t.check(s == m and m > 0, "solutions/%s scores full marks (%g/%g)" % (lab, s, m),
-                "\n".join(r["output"] for r in results if not r["passed"]))
-        results, (s, m) = grade(lab, labtool.skeleton(lab), os.path.join(work, "skel"))
-        built = not any(r["name"] == "builds" for r in results)
+                "\n".join(r.output for r in results if not r.passed))
+        results, (s, m) = grade(lab, toolchain.skeleton(lab), os.path.join(work, "skel"))
+        built = not any(r.name == "builds" for r in results)
         t.check(built and s == 0, "labs/%s (skeleton) builds and scores zero (%g/%g)" % (lab, s, m),
-                "\n".join(r["output"] for r in results if r["passed"] or r["name"] == "builds"))
+                "\n".join(r.output for r in results if r.passed or r.name == "builds"))
 
 
 def check_catalogue(t, work):
@@ -155,7 +153,7 @@ def check_catalogue(t, work):
             continue
         results, (s, m) = grade(lab, path, os.path.join(work, "cat", name.replace("/", "-")))
         failed = failing_suites(results)
-        output = "\n".join(labtool.report_output(r) for r in results if not labtool.earned(r))
+        output = "\n".join(r.report_output() for r in results if not r.earned)
         missing = [w for w in words if w not in output]
         if must_fail:
             ok = failed == must_fail and not missing
@@ -185,7 +183,7 @@ STUDENT_REPORTS = {
 def check_student_reports(t):
     for name, words in sorted(STUDENT_REPORTS.items()):
         lab = LAB_OF[name.split("/")[0]]
-        proc = subprocess.run([sys.executable, os.path.join(ROOT, "grader", "labtool.py"), "lab", lab, "--kernel",
+        proc = subprocess.run([sys.executable, "-m", "course", "lab", lab, "--kernel",
                                os.path.join(ROOT, "grader", "catalogue", name), "--backend", "emu"],
                               capture_output=True, text=True, cwd=ROOT)
         out = proc.stdout + proc.stderr
@@ -200,7 +198,7 @@ def check_student_reports(t):
 
 def check_nvcc(t):
     nvcc = shutil.which("nvcc")
-    pristine = labtool.pristine_labs()  # the skeletons as committed, not a student's work in labs/
+    pristine = toolchain.pristine_labs()  # the skeletons as committed, not a student's work in labs/
     kernels = sorted(glob.glob(os.path.join(pristine, "*", "*.cu")) +
                      glob.glob(os.path.join(ROOT, "solutions", "*", "*.cu")) +
                      glob.glob(os.path.join(ROOT, "grader", "catalogue", "*", "*.cu")))

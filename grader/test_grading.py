@@ -27,16 +27,13 @@ import time
 import xml.etree.ElementTree as ET
 import zipfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import classgrade  # noqa: E402
-import confine  # noqa: E402
-import labtool  # noqa: E402
-import test_handout_commands  # noqa: E402
-from selftest import Tally  # noqa: E402
-import sandbox  # noqa: E402
+from course import confine, labs, results, sandbox, scoring, toolchain
+from course.paths import ROOT
+from course.results import Status, TestResult
+from grader import classgrade, test_handout_commands
+from grader.selftest import Tally
 
-ROOT = labtool.ROOT
-LABS = labtool.LABS
+LABS = labs.folders()
 MALICIOUS = os.path.join(ROOT, "grader", "malicious")
 # Tight limits keep the attacks quick to stop; a correct lab needs a few seconds. The wall-time limit is well above
 # the CPU-time limit, so that an endless loop meets the CPU-time limit first however busy the machine is (the
@@ -60,7 +57,7 @@ def malicious_table():
 
 
 def lab_of(short):
-    return labtool.SHORT[short]
+    return labs.find(short).folder
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -79,7 +76,7 @@ def make_class(folder):
     expect["zipped"] = ("graded", {LABS[0]: 100}, "")
     # a tar.gz of an untouched skeleton: graded, zero, with the diagnosis (hidden sizes cannot change that)
     with tarfile.open(os.path.join(folder, "wrong.tar.gz"), "w:gz") as t:
-        t.add(labtool.skeleton(LABS[0]), "%s/kernel.cu" % LABS[0])
+        t.add(toolchain.skeleton(LABS[0]), "%s/kernel.cu" % LABS[0])
     expect["wrong"] = ("graded", {LABS[0]: 0}, "elements are wrong")
     # malformed entries
     os.makedirs(os.path.join(folder, "empty"))
@@ -160,7 +157,7 @@ def make_class(folder):
 
 def run_grade_all(submissions, out, extra_env=None, jobs=2):
     env = dict(os.environ, **LIMITS, **(extra_env or {}))
-    cmd = [sys.executable, os.path.join(ROOT, "grader", "classgrade.py"), "grade-all", "--submissions", submissions,
+    cmd = [sys.executable, "-m", "grader.classgrade", "grade-all", "--submissions", submissions,
            "--out", out, "--jobs", str(jobs), "--backend", "emu"]
     return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
 
@@ -272,9 +269,10 @@ def check_batch(t, tmp):
             invalid + [repr(c) for c in controls])
     # reports of a test whose output holds every control character, a lone surrogate and 1 MB of text
     nasty = "".join(map(chr, range(32))) + "\x7f\udce9" + "x" * (1 << 20)
-    results = [{"lab": LABS[0], "name": "nasty\x1b", "suite": "correctness", "passed": False, "output": nasty}]
+    found = [TestResult(LABS[0], "nasty\x1b", "correctness", Status.FAILED, nasty)]
     where = os.path.join(tmp, "nasty")
-    labtool.write_reports(results, labtool.score(results), where, "emu")
+    scoring.score(found)
+    results.write_reports(found, where, "emu")
     try:
         ET.parse(os.path.join(where, "junit.xml"))
         with open(os.path.join(where, "results.json"), "rb") as f:
@@ -303,7 +301,7 @@ def check_resume(t, submissions, out):
         "a second run keeps every result and grades nothing", proc.stdout[-2000:] + proc.stderr[-2000:])
     # one student changes: the empty folder gets a lab
     os.makedirs(os.path.join(submissions, "empty", LABS[0]))
-    shutil.copy(labtool.skeleton(LABS[0]), os.path.join(submissions, "empty", LABS[0]))
+    shutil.copy(toolchain.skeleton(LABS[0]), os.path.join(submissions, "empty", LABS[0]))
     proc = run_grade_all(submissions, out)
     row = {r["student"]: r for r in read_gradebook(out)}.get("empty", {})
     t.check(proc.returncode == 0 and " 1 to grade" in proc.stdout and row.get("status") == "graded" and
@@ -315,9 +313,9 @@ def check_resume(t, submissions, out):
 
 def check_lock_and_interrupt(t, submissions, out):
     """A second run on the same folder is refused; Ctrl-C stops within seconds and keeps what was finished."""
-    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; sys.path.insert(0, %r); import classgrade; "
+    holder = subprocess.Popen([sys.executable, "-c", "import time; from grader import classgrade; "
                                "classgrade.lock_output(%r); print('locked', flush=True); time.sleep(60)"
-                               % (os.path.join(ROOT, "grader"), out)], stdout=subprocess.PIPE, text=True)
+                               % out], stdout=subprocess.PIPE, text=True, cwd=ROOT)
     holder.stdout.readline()
     proc = run_grade_all(submissions, out)
     holder.kill()
@@ -330,7 +328,7 @@ def check_lock_and_interrupt(t, submissions, out):
     os.makedirs(student)
     shutil.copy(os.path.join(MALICIOUS, "lab1", "infinite_loop.cu"), os.path.join(student, "kernel.cu"))
     env = dict(os.environ, **dict(LIMITS, GRADE_CPU_S="120", GRADE_WALL_S="120"))
-    proc = subprocess.Popen([sys.executable, os.path.join(ROOT, "grader", "classgrade.py"), "grade-all",
+    proc = subprocess.Popen([sys.executable, "-m", "grader.classgrade", "grade-all",
                              "--submissions", submissions, "--out", out, "--jobs", "2", "--backend", "emu"],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT)
     deadline = time.time() + 300
@@ -434,12 +432,12 @@ def check_setpriv(t, tmp):
     os.makedirs(os.path.join(submission, "lab3-boundary"))
     shutil.copy(os.path.join(MALICIOUS, "lab3", "printed_report.cu"),
                 os.path.join(submission, "lab3-boundary", "kernel.cu"))
-    results = os.path.join(tmp, "setpriv-results")
-    proc = subprocess.run([sys.executable, os.path.join(ROOT, "grader", "classgrade.py"), "grade-one", "--submission",
-                           submission, "--out", results, "--backend", "emu", "--sandbox", "setpriv"],
+    results_dir = os.path.join(tmp, "setpriv-results")
+    proc = subprocess.run([sys.executable, "-m", "grader.classgrade", "grade-one", "--submission",
+                           submission, "--out", results_dir, "--backend", "emu", "--sandbox", "setpriv"],
                           capture_output=True, text=True, env=dict(os.environ, **LIMITS), cwd=ROOT)
     try:
-        with open(os.path.join(results, "results.json")) as f:
+        with open(os.path.join(results_dir, "results.json")) as f:
             score = json.load(f)["score"]
     except (OSError, ValueError, KeyError):
         score = None
@@ -493,9 +491,7 @@ def check_bad_input(t, tmp):
 # ---------------------------------------------------------------------------------------------------------------
 # The handout and the Gradescope autograder
 # ---------------------------------------------------------------------------------------------------------------
-INSTRUCTOR_ONLY = ["solutions", "grader/hidden", "grader/malicious", "grader/catalogue", "grader/classgrade.py",
-                   "grader/sandbox.py", "grader/selftest.py", "grader/test_grading.py", "mk/grading.mk",
-                   "tests/emu/external", "mk/external.mk"]
+INSTRUCTOR_ONLY = ["solutions", "grader", "mk/grading.mk", "tests/emu/external", "mk/external.mk"]
 
 
 def check_handout(t, tmp):
@@ -510,19 +506,18 @@ def check_handout(t, tmp):
         tf.extractall(where)  # our own tarball, just built
     course = os.path.join(where, "course")
     leaked = [p for p in INSTRUCTOR_ONLY if os.path.exists(os.path.join(course, p))]
-    t.check(not leaked and sorted(os.listdir(os.path.join(course, "grader"))) == ["confine.py", "confine_allowlist.txt",
-                                                                                  "labtool.py", "pitfalls.py"],
+    t.check(not leaked and os.path.isfile(os.path.join(course, "course", "confine_allowlist.txt")),
             "the handout has no solutions, hidden tests, catalogues or instructor tools", leaked)
     shipped = [os.path.relpath(os.path.join(d, f), course) for d, _, fs in os.walk(os.path.join(course, "pitfalls"))
                for f in fs]
     t.check(shipped and all(f.endswith((".o", ".txt")) for f in shipped),
             "the handout's pitfalls are compiled objects and descriptions, no source (%d files)" % len(shipped), shipped)
-    labs = sorted(os.listdir(os.path.join(course, "labs")))
-    t.check(labs == LABS, "the handout has every lab (%s)" % ", ".join(labs))
+    lab_folders = sorted(os.listdir(os.path.join(course, "labs")))
+    t.check(lab_folders == LABS, "the handout has every lab (%s)" % ", ".join(lab_folders))
     env = dict(os.environ)
     env.pop("CUDAEMU_CACHE", None)  # its own emulator runtime, built in its own build/
     outputs = {}
-    for lab in labs:
+    for lab in lab_folders:
         short = lab.split("-")[0]
         proc = subprocess.run(["make", short, "BACKEND=emu"], capture_output=True, text=True, cwd=course, env=env)
         out = outputs[short] = proc.stdout + proc.stderr
@@ -574,7 +569,7 @@ def check_gradescope(t, tmp):
     os.makedirs(os.path.join(submission, LABS[0]))
     shutil.copy(os.path.join(ROOT, "solutions", LABS[0], "kernel.cu"), os.path.join(submission, LABS[0]))
     os.makedirs(os.path.join(submission, LABS[-1]))
-    shutil.copy(labtool.skeleton(LABS[-1]), os.path.join(submission, LABS[-1]))
+    shutil.copy(toolchain.skeleton(LABS[-1]), os.path.join(submission, LABS[-1]))
     env = dict(os.environ, AUTOGRADER_ROOT=root, **LIMITS)
     proc = subprocess.run([os.path.join(source, "run_autograder")], capture_output=True, text=True, env=env)
     try:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Every `make ...` command the lessons show works in the student handout.
 
-    grader/test_handout_commands.py [COURSE]   COURSE: an unpacked handout (default: build one with make handout)
+    python3 -m grader.test_handout_commands [COURSE]   COURSE: an unpacked handout (default: build one with make handout)
 
 Run by grader/test_grading.py on the handout it has just built and unpacked (part of `make test`). For each
 command: its target exists there (`make -n`), every KERNEL= file and pitfall NAME= is in the handout, and the
@@ -95,8 +95,7 @@ def check_lesson_commands(t, course, env):
 
 
 def main(argv):
-    sys.path.insert(0, HERE)
-    from selftest import Tally
+    from grader.selftest import Tally
     t = Tally()
     env = dict(os.environ)
     env.pop("CUDAEMU_CACHE", None)

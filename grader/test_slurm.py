@@ -17,12 +17,11 @@ import tarfile
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import labtool  # noqa: E402
-from selftest import Tally  # noqa: E402
+from course import labs, toolchain
+from course.paths import ROOT
+from grader.selftest import Tally
 
-ROOT = labtool.ROOT
-LABS = labtool.LABS
+LABS = labs.folders()
 NEEDED = ["munged", "slurmctld", "slurmd", "sbatch", "sinfo"]
 
 SLURM_CONF = """ClusterName=grading
@@ -129,7 +128,7 @@ def make_class(folder):
     os.makedirs(os.path.join(folder, "correct", LABS[0]))
     shutil.copy(os.path.join(ROOT, "solutions", LABS[0], "kernel.cu"), os.path.join(folder, "correct", LABS[0]))
     with tarfile.open(os.path.join(folder, "skeleton.tar.gz"), "w:gz") as t:
-        t.add(labtool.skeleton(LABS[-1]), "%s/kernel.cu" % LABS[-1])
+        t.add(toolchain.skeleton(LABS[-1]), "%s/kernel.cu" % LABS[-1])
     with open(os.path.join(folder, "broken.zip"), "wb") as f:
         f.write(b"PK not a zip")
     os.makedirs(os.path.join(folder, "include_solution", "lab1-naive"))
@@ -163,7 +162,7 @@ def main(argv):
             make_class(submissions)
             out = os.path.join(tmp, "slurm-graded")
             started = time.time()
-            proc = subprocess.run([sys.executable, os.path.join(ROOT, "grader", "classgrade.py"), "grade-all",
+            proc = subprocess.run([sys.executable, "-m", "grader.classgrade", "grade-all",
                                    "--submissions", submissions, "--out", out, "--runner", "slurm", "--backend", "emu"],
                                   capture_output=True, text=True, env=cluster.env, cwd=ROOT, timeout=600)
             t.check(proc.returncode == 0 and "Slurm job array of 4 tasks" in proc.stdout,
@@ -174,7 +173,7 @@ def main(argv):
             t.check(len(logs) == 4, "every array task wrote its log (%d of 4)" % len(logs), tail(
                 os.path.join(cluster.dir, "slurmctld.log")))
             local = os.path.join(tmp, "local-graded")
-            subprocess.run([sys.executable, os.path.join(ROOT, "grader", "classgrade.py"), "grade-all",
+            subprocess.run([sys.executable, "-m", "grader.classgrade", "grade-all",
                             "--submissions", submissions, "--out", local, "--backend", "emu"],
                            capture_output=True, text=True, cwd=ROOT)
             try:
@@ -185,7 +184,7 @@ def main(argv):
                     via_slurm.get("broken", ("",))[0] == "bad-archive",
                     "the Slurm gradebook is the local one: %s" % sorted(via_slurm.items()),
                     "slurm: %s\nlocal: %s" % (via_slurm, here))
-            proc = subprocess.run([sys.executable, os.path.join(ROOT, "grader", "classgrade.py"), "grade-all",
+            proc = subprocess.run([sys.executable, "-m", "grader.classgrade", "grade-all",
                                    "--submissions", submissions, "--out", out, "--runner", "slurm", "--backend", "emu"],
                                   capture_output=True, text=True, env=cluster.env, cwd=ROOT, timeout=600)
             t.check(proc.returncode == 0 and " 0 to grade" in proc.stdout and "submitting" not in proc.stdout,

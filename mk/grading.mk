@@ -10,7 +10,7 @@
 #   make test-slurm                   RUNNER=slurm against a one-node Slurm it starts (part of make test)
 #   make bench-grading                submissions graded per minute, for a generated class of 50 on 2 cores
 
-CLASSGRADE := $(PYTHON) grader/classgrade.py
+CLASSGRADE := $(PYTHON) -m grader.classgrade
 
 .PHONY: grade-all handout gradescope test-grading test-slurm test-scoring bench-grading
 
@@ -20,21 +20,21 @@ grade-all:
 	  $(if $(JOBS),--jobs $(JOBS)) $(backend_flag)
 
 handout:
-	@$(PYTHON) grader/package.py handout
+	@$(PYTHON) -m grader.package handout
 
 gradescope:
-	@$(PYTHON) grader/package.py gradescope
+	@$(PYTHON) -m grader.package gradescope
 
 TESTS += test-scoring test-grading test-slurm
 
 test-scoring:
-	@$(PYTHON) grader/test_scoring.py
+	@$(PYTHON) -m grader.test_scoring
 
 test-grading:
-	@$(PYTHON) grader/test_grading.py
+	@$(PYTHON) -m grader.test_grading
 
 test-slurm:
-	@$(PYTHON) grader/test_slurm.py
+	@$(PYTHON) -m grader.test_slurm
 
 BENCH_CLASS := build/bench-grading/class
 bench-grading:

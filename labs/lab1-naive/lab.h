@@ -7,6 +7,9 @@
 
 #include "lab_common.h"
 
+// The shapes the harness calls matmul with (the course's tools ask this function too).
+constexpr bool valid_shape(int M, int N, int K) { return M >= 1 && N >= 1 && K >= 1; }
+
 // C = A·B; A is M×K, B is K×N, C is M×N, all row-major, device pointers.
 // Called with any M, N, K >= 1.
 // The launcher picks the grid and the block, launches the kernel and returns. It does not call

@@ -15,6 +15,9 @@ constexpr int BN = 64;  // columns of C per block
 constexpr int BK = 8;   // the slice of K each phase loads into shared memory
 constexpr int TM = 8;   // outputs per thread: TM rows of one column of C
 
+// The shapes the harness calls matmul with (the course's tools ask this function too).
+constexpr bool valid_shape(int M, int N, int K) { return M >= 1 && N >= 1 && K >= 1; }
+
 // C = A·B; A is M×K, B is K×N, C is M×N, all row-major, device pointers.
 // Called with any M, N, K >= 1: tiles at the right and bottom edges may be partial.
 // The launcher picks the grid and the block, launches the kernel and returns. It does not call

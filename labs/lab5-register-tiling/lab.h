@@ -16,6 +16,9 @@ constexpr int BK = 8;    // the slice of K each phase loads into shared memory
 constexpr int TM = 8;    // rows of C per thread
 constexpr int TN = 8;    // columns of C per thread
 
+// The shapes the harness calls matmul with (the course's tools ask this function too).
+constexpr bool valid_shape(int M, int N, int K) { return M >= 1 && N >= 1 && K >= 1; }
+
 // C = A·B; A is M×K, B is K×N, C is M×N, all row-major, device pointers.
 // Called with any M, N, K >= 1: tiles at the right and bottom edges may be partial. The pointers come from
 // cudaMalloc, but a float4 load from A + row*K is only 16-byte aligned when K is a multiple of 4 (B and C:

@@ -20,6 +20,10 @@ constexpr int WMITER = 2;  // steps down the warp tile
 constexpr int WNITER = 2;  // steps across the warp tile
 constexpr int TM = 4;      // rows per thread in one step
 constexpr int TN = 4;      // columns per thread in one step
+constexpr int STAGES = 2;  // shared-memory buffers: one being read while the next tile arrives in the other
+
+// The shapes the harness calls matmul with (the course's tools ask this function too).
+constexpr bool valid_shape(int M, int N, int K) { return M >= 1 && N >= 1 && K >= 1; }
 
 // C = A·B; A is M×K, B is K×N, C is M×N, all row-major, device pointers.
 // Called with any M, N, K >= 1: tiles at the right and bottom edges may be partial. The pointers come from

@@ -16,7 +16,7 @@ LAB = "lab3-boundary"
 
 def shipped(lab):
     """The lab's answers.txt as committed: a student's own answers in labs/ never change these tests."""
-    return os.path.join(emulator.labtool.pristine_labs(), lab, "answers.txt")
+    return os.path.join(emulator.toolchain.pristine_labs(), lab, "answers.txt")
 
 
 class AnswerChecker(unittest.TestCase):

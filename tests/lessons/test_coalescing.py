@@ -72,7 +72,7 @@ class Coalescing(unittest.TestCase):
 
     def test_a_kernel_that_touches_no_global_memory_gets_one_line(self):
         import emulator
-        skeleton = emulator.labtool.skeleton("lab1-naive")  # as handed out: TODOs, no accesses
+        skeleton = emulator.toolchain.skeleton("lab1-naive")  # as handed out: TODOs, no accesses
         proc = lesson("coalescing", "LAB=1", "KERNEL=" + skeleton, "M=8", "K=8", "N=8")
         self.assertEqual(proc.returncode, 1)
         self.assertEqual(proc.stdout, "")

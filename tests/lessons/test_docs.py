@@ -114,7 +114,7 @@ class Exercises(unittest.TestCase):
         for lab in emulator.LABS:
             lesson = lesson_of_lab(lab)
             exercises = read_marks(lesson)[1] if lesson else []
-            path = os.path.join(emulator.labtool.pristine_labs(), lab, "answers.txt")  # as committed, not a student's
+            path = os.path.join(emulator.toolchain.pristine_labs(), lab, "answers.txt")  # as committed, not a student's
             with self.subTest(lab=lab):
                 if not exercises:
                     self.assertFalse(os.path.exists(path), "%s has no exercises to answer" % lesson)

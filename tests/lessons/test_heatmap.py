@@ -111,7 +111,7 @@ class HeatmapPictures(unittest.TestCase):
         self.assertEqual(heatmap.describe_blocks([(i, 0) for i in range(10)], 2), "(0, 0), (1, 0) and 8 more")
 
     def test_lab4_default_shape_has_several_blocks_with_partial_edges(self):
-        c = emulator.labtool.lab_constants("lab4-coarsening")
+        c = emulator.labs.find("lab4-coarsening").constants
         M, K, N = heatmap.default_shape("lab4-coarsening", c)
         self.assertLessEqual(max(M, K, N), heatmap.MAX_SIZE)
         self.assertGreaterEqual(calc.ceil_div(M, c["BM"]) * calc.ceil_div(N, c["BN"]), 4)

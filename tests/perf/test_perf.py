@@ -212,11 +212,11 @@ class AutotuneSpace(unittest.TestCase):
 
 class WithoutAGpu(unittest.TestCase):
     def setUp(self):
-        self.saved = gputool.labtool.gpu_status
-        gputool.labtool.gpu_status = lambda: (False, "nvidia-smi finds no GPU")
+        self.saved = gputool.toolchain.gpu_status
+        gputool.toolchain.gpu_status = lambda: (False, "nvidia-smi finds no GPU")
 
     def tearDown(self):
-        gputool.labtool.gpu_status = self.saved
+        gputool.toolchain.gpu_status = self.saved
 
     def run_tool(self, argv):
         out = io.StringIO()

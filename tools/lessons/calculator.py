@@ -21,13 +21,12 @@ from dataclasses import dataclass
 import banks  # the references' shared-memory requests, lane by lane
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "grader"))
-import labtool  # noqa: E402  (lab discovery and each lab.h's constants)
+if ROOT not in sys.path:  # run as a script (tools/lesson): the course package is at the root
+    sys.path.insert(0, ROOT)
+from course import labs  # noqa: E402  (the Lab model: each lab.h's constants, from the compiler)
 
 FLOAT_BYTES = 4
 WARP_SIZE = 32
-# Shared-memory stages per lab where there is more than one: lab 6 double-buffers. lab.h names no constant for it.
-STAGES = {6: 2}
 
 
 def ceil_div(a, b):
@@ -54,10 +53,10 @@ class Shape:
 
 def lab_constants(lab):
     """{name: value} of the `constexpr int NAME = value;` lines in labs/labN-*/lab.h; ValueError if no such lab."""
-    folder = labtool.SHORT.get("lab%d" % lab)
-    if not folder:
-        raise ValueError("no lab %d" % lab)
-    return labtool.lab_constants(folder)
+    try:
+        return labs.find(lab).constants
+    except labs.LabError:
+        raise ValueError("no lab %d" % lab) from None
 
 
 @dataclass(frozen=True)
@@ -117,7 +116,7 @@ class BlockTile:
             tm, tn = c["TM"], c.get("TN", 1)  # lab 4: a column of TM outputs
         if c["BM"] % tm or c["BN"] % tn:
             raise ValueError("lab %d: TM×TN tiles of outputs must cover the BM×BN block tile" % lab)
-        return BlockTile(lab, c["BM"], c["BN"], c["BK"], tm, tn, STAGES.get(lab, 1), changed, "WM" in c)
+        return BlockTile(lab, c["BM"], c["BN"], c["BK"], tm, tn, c.get("STAGES", 1), changed, "WM" in c)
 
 
 @dataclass(frozen=True)

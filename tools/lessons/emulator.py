@@ -12,21 +12,21 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "grader"))
-import labtool  # noqa: E402  (its Toolchain compiles and links for the emulator)
-from labtool import BuildError  # noqa: E402,F401  (what build() raises when the kernel does not compile)
+if ROOT not in sys.path:  # run as a script (tools/lesson): the course package is at the root
+    sys.path.insert(0, ROOT)
+from course import labs, toolchain  # noqa: E402  (the Lab model; the Toolchain compiles and links for the emulator)
+from course.toolchain import BuildError  # noqa: E402,F401  (what build() raises when the kernel does not compile)
 
 BUILD = os.path.join(ROOT, "build", "lessons")
-LABS = labtool.LABS  # every labs/labN-topic folder
+LABS = labs.folders()  # every labs/labN-topic folder
 
 
 def lab_folder(lab):
     """'3', 'lab3' or 'lab3-boundary' -> 'lab3-boundary'."""
-    short = lab if str(lab).startswith("lab") else "lab%s" % lab
-    folder = labtool.SHORT.get(short, short)
-    if folder not in labtool.LABS:
-        raise ValueError("no lab '%s' (one of: %s)" % (lab, ", ".join(s[3:] for s in labtool.SHORT)))
-    return folder
+    try:
+        return labs.find(lab).folder
+    except labs.LabError as e:
+        raise ValueError(str(e)) from None
 
 
 def read_text(path):
@@ -61,7 +61,7 @@ def build(lab, kernel, tile=None):
     os.makedirs(src, exist_ok=True)
     write_if_changed(os.path.join(src, "lab.h"), contract_with_tile(lab, tile))
     write_if_changed(os.path.join(src, "kernel.cu"), read_text(kernel))
-    chain = labtool.Toolchain("emu")
+    chain = toolchain.Toolchain("emu")
     includes = [src, os.path.join(ROOT, "common")]
     shown_as = os.path.relpath(os.path.abspath(kernel), os.getcwd())
     objects = [chain.compile(os.path.join(src, "kernel.cu"), os.path.join(out_dir, "kernel.o"), includes, shown_as),
@@ -71,7 +71,7 @@ def build(lab, kernel, tile=None):
                               [os.path.join(ROOT, "common"), os.path.join(ROOT, "labs", lab)])
                 for name in ("harness.cpp", "reference_gemm.cpp")]
     program = os.path.join(out_dir, "measure")
-    if labtool.newer(program, objects):
+    if toolchain.newer(program, objects):
         chain.link(objects, program)
     return program
 

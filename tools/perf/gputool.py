@@ -22,11 +22,11 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "grader"))
+sys.path.insert(0, ROOT)
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "tools", "lessons"))
 import emulator  # noqa: E402  (the lesson tools' measuring program: exact counts on the emulator)
-import labtool  # noqa: E402  (lab discovery, GPU detection)
+from course import labs, toolchain  # noqa: E402  (the Lab model, GPU detection)
 import perfdata  # noqa: E402
 import svgplot  # noqa: E402
 
@@ -63,7 +63,7 @@ def say(message):
 
 
 def need_gpu(what):
-    ok, reason = labtool.gpu_status()
+    ok, reason = toolchain.gpu_status()
     if not ok:
         say("make %s needs a GPU: %s" % (what, reason))
         sys.exit(1)
@@ -71,10 +71,10 @@ def need_gpu(what):
 
 
 def lab_folder(lab):
-    name = labtool.SHORT.get(lab, labtool.SHORT.get("lab" + str(lab), lab))
-    if name not in labtool.LABS:
-        raise SystemExit("gputool: no lab '%s' (one of: %s)" % (lab, ", ".join(labtool.SHORT)))
-    return name
+    try:
+        return labs.find(lab).folder
+    except labs.LabError as e:
+        raise SystemExit("gputool: %s" % e) from None
 
 
 def reference_kernel(lab):
@@ -119,40 +119,25 @@ def emulator_traffic(lab, kernel, M, N, K):
     or None with the reason printed."""
     try:
         counts = emulator.measure(emulator.build(lab, kernel), M, K, N, totals_only=True)
-    except (labtool.BuildError, RuntimeError, subprocess.TimeoutExpired) as e:
+    except (toolchain.BuildError, RuntimeError, subprocess.TimeoutExpired) as e:
         say("  (emulator count skipped: %s)" % (str(e).strip().splitlines() or ["the emulator failed"])[-1])
         return None
     return {"bytes_read": counts["read_bytes"], "bytes_written": counts["written_bytes"]}
 
 
 def lab_tile(lab):
-    """The block tile (BM, BN) the lab's traffic contract is stated for, read from its lab.h; None for naive."""
-    consts = labtool.lab_constants(lab)
-    if "BM" in consts and "BN" in consts:
-        return consts["BM"], consts["BN"]
-    if "TILE_WIDTH" in consts:
-        return consts["TILE_WIDTH"], consts["TILE_WIDTH"]
-    return None
+    """The block tile (BM, BN) the lab's traffic contract is stated for (course/labs.py); None for naive."""
+    return labs.find(lab).block_tile
 
 
-def formula_bytes(tile, M, N, K):
-    """Global bytes by the lab's formula: every read of A and B (naive: 2·M·N·K floats; a BM×BN block tile:
-    M·K·⌈N/BN⌉ + K·N·⌈M/BM⌉ floats) plus one store per element of C."""
-    if tile is None:
-        reads = 2 * M * N * K
-        text = "2·M·N·K·4 + M·N·4"
-    else:
-        bm, bn = tile
-        reads = M * K * -(-N // bn) + K * N * -(-M // bm)
-        text = "(M·K·⌈N/%d⌉ + K·N·⌈M/%d⌉)·4 + M·N·4" % (bn, bm)
-    return 4 * reads + 4 * M * N, text
+formula_bytes = labs.traffic_bytes  # global bytes by the lab's formula, and the formula as text
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # make bench
 # ---------------------------------------------------------------------------------------------------------------
 def bench_kernels(args):
-    kernels = [("%s reference" % lab, lab, reference_kernel(lab)) for lab in labtool.LABS if reference_kernel(lab)]
+    kernels = [("%s reference" % lab, lab, reference_kernel(lab)) for lab in labs.folders() if reference_kernel(lab)]
     if args.kernel:
         if not args.lab:
             raise SystemExit("gputool: KERNEL= needs LAB= (which lab's contract the kernel follows)")
@@ -161,7 +146,7 @@ def bench_kernels(args):
         kernels.append(("%s: %s" % (lab_folder(args.lab), os.path.relpath(args.kernel)), lab_folder(args.lab),
                         os.path.abspath(args.kernel)))
     if args.submission:
-        found = [lab for lab in labtool.LABS if os.path.isfile(os.path.join(args.submission, lab, "kernel.cu"))]
+        found = [lab for lab in labs.folders() if os.path.isfile(os.path.join(args.submission, lab, "kernel.cu"))]
         if not found:
             raise SystemExit("gputool: %s holds no <lab>/kernel.cu" % args.submission)
         kernels += [("%s: submission" % lab, lab, os.path.abspath(os.path.join(args.submission, lab, "kernel.cu")))
@@ -192,7 +177,7 @@ def cmd_bench(args):
     lab_of = {label: lab for label, lab, _, _ in binaries}
     for label, binary, impl in runs:
         say("  %s" % label)
-        multiple = labtool.size_multiple(lab_of[label]) if label in lab_of else 1  # lab 2: its lab.h's 16
+        multiple = labs.find(lab_of[label]).size_multiple if label in lab_of else 1  # lab 2: its lab.h's 16
         allowed = [s for s in shapes if all(int(d) % multiple == 0 for d in s.split("x"))]
         if len(allowed) < len(shapes):
             say("    (only shapes that are multiples of %d: the lab's contract)" % multiple)
@@ -278,7 +263,7 @@ def cmd_profile(args):
             ["global bytes counted by the emulator (loads + stores)",
              perfdata.thousands(counts["bytes_read"] + counts["bytes_written"]) if counts else "–"]]
     title = "%s, %s, %s" % (lab, os.path.relpath(kernel, ROOT), shape_text)
-    ok, reason = labtool.gpu_status()
+    ok, reason = toolchain.gpu_status()
     if not ok:
         say("## " + title + "\n\n" + perfdata.markdown_table(["quantity", "value"], rows))
         say("make profile needs a GPU for the hardware counters: %s" % reason)

@@ -20,8 +20,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "grader"))
-import labtool  # noqa: E402
+sys.path.insert(0, ROOT)
+from course import labs, toolchain  # noqa: E402
 import perfdata  # noqa: E402  (ncu's CSV)
 
 KEYS = ["global_load_requests", "global_load_sectors", "global_store_requests", "global_store_sectors",
@@ -41,13 +41,13 @@ SHAPES = ["128x128x128", "100x75x130"]  # M x N x K: whole tiles of every lab, a
 
 def cases():
     out = [("requests.cu", os.path.join(ROOT, "tests", "emu", "programs", "requests.cu"), None, [])]
-    kernels = [(lab, os.path.join(ROOT, "solutions", lab, "kernel.cu")) for lab in labtool.LABS]
-    for lab in labtool.LABS:
+    kernels = [(lab, os.path.join(ROOT, "solutions", lab, "kernel.cu")) for lab in labs.folders()]
+    for lab in labs.folders():
         folder = os.path.join(ROOT, "grader", "catalogue", lab.split("-")[0])
         kernels += [(lab, os.path.join(folder, f)) for f in sorted(os.listdir(folder)) if f.endswith(".cu")]
     for lab, kernel in kernels:
         for shape in SHAPES:
-            if any(int(d) % labtool.size_multiple(lab) for d in shape.split("x")):
+            if any(int(d) % labs.find(lab).size_multiple for d in shape.split("x")):
                 continue  # lab 2 takes multiples of its tile only
             out.append(("%s %s" % (os.path.relpath(kernel, ROOT), shape), kernel, lab, shape.split("x")))
     return out
@@ -64,7 +64,7 @@ def build(backend, name, source, lab):
                ["nvcc", "-O2", "-arch=native"]) + ["-I", os.path.join(ROOT, "tests", "emu", "programs"), source, "-o", out]
         subprocess.run(cmd, check=True)
         return out
-    chain = labtool.Toolchain(backend)
+    chain = toolchain.Toolchain(backend)
     includes = [os.path.join(ROOT, "labs", lab), os.path.join(ROOT, "common")]
     try:
         objs = [chain.compile(source, out + ".kernel.o", includes),

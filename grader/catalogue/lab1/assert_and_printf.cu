@@ -1,6 +1,6 @@
 // Correct variant of lab 1: a naive kernel written the way a student debugs it, with assert() in the kernel,
 // printf from the launcher and a host buffer from malloc. Must score full marks: confinement
-// (grader/confine_allowlist.txt) allows all of these.
+// (course/confine_allowlist.txt) allows all of these.
 #include <cassert>
 #include <cstdio>
 #include <cstdlib>

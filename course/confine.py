@@ -3,7 +3,7 @@
 The test program runs the student's code in its own process, so the only safe student code is code that can do
 nothing but compute: no code that runs before main() or after it (static constructors and destructors), no
 instructions the compiler does not see (inline assembly in any spelling), and no call to anything outside the list
-in grader/confine_allowlist.txt (the CUDA runtime, the emulator's callbacks, maths, printf). Such code cannot open a
+in course/confine_allowlist.txt (the CUDA runtime, the emulator's callbacks, maths, printf). Such code cannot open a
 file, print to the grader's verdict channel, read the environment, or load memory the emulator does not count.
 
 Two views of what was built are checked, both produced by the trusted compiler from the student's source:
@@ -195,7 +195,7 @@ def check_ir(text, source):
         uses = [l for body in functions.values() for l in body[1] if re.search(r"@" + re.escape(name) + r"\b", l)]
         use = next((l for l in uses if where(l) != source), uses[0] if uses else "")
         what = "the compiler intrinsic" if name.startswith("llvm.") else "calling or using"
-        located.append("%s: %s '%s' is not allowed in a kernel.cu (grader/confine_allowlist.txt lists what is)"
+        located.append("%s: %s '%s' is not allowed in a kernel.cu (course/confine_allowlist.txt lists what is)"
                        % (where(use), what, shown(p)))
     # those with a line first: the first reason is the one the gradebook shows
     return reasons + sorted(located, key=lambda r: (not r.startswith(source + ":"), located.index(r)))
@@ -255,7 +255,7 @@ def check_object(obj, source, trusted_objects=(), contract=("matmul",), backend=
         if name in object_only:
             continue
         if not allowed(name, pretty.get(name, name)):
-            reasons.append("%s: uses '%s', which is not allowed in a kernel.cu (grader/confine_allowlist.txt lists "
+            reasons.append("%s: uses '%s', which is not allowed in a kernel.cu (course/confine_allowlist.txt lists "
                            "what is)" % (source, shown(pretty.get(name, name))))
     protected = protected_names(trusted_objects)
     for kind, name in defined:

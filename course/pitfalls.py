@@ -9,7 +9,9 @@ import glob
 import os
 import re
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from .labs import Lab
+from .paths import ROOT
+
 CATALOGUE = os.path.join(ROOT, "grader", "catalogue")
 SHIPPED = os.path.join(ROOT, "pitfalls")
 
@@ -48,7 +50,7 @@ def is_wrong(source):
 def available(lab):
     """{name: Pitfall} for a lab folder name (lab3-boundary): from the catalogue where it is here, else the
     objects the handout ships."""
-    short = lab.split("-")[0]
+    short = Lab(lab).short
     found = {}
     for source in sorted(glob.glob(os.path.join(CATALOGUE, short, "*.cu"))):
         if is_wrong(source):

@@ -1,0 +1,94 @@
+"""`make grade`: every lab of a submission built against the course's own tests and run one case at a time.
+
+With a sandbox factory (class grading, grader/classgrade.py), each lab's kernel is built and run in a bubblewrap
+sandbox, and a test stopped by one of its limits ends the lab: every remaining test gets the same reason. The test
+cases come from the course's own test program (Toolchain.test_cases), never from the submission's.
+"""
+import concurrent.futures
+import os
+import time
+
+from . import labs, paths, results, scoring
+from .results import Status, TestResult, cap_output
+from .runner import SandboxLimit, run_test_case
+from .toolchain import BuildError, Refused, Toolchain, choose_backend, say, shown_path, staged_kernel
+
+# A sandboxed lab's wall-clock budget for all its test cases together, however many there are
+LAB_WALL_S = int(os.environ.get("GRADE_LAB_WALL_S") or 900)
+
+
+def grade_lab(lab, kernel, backend, work_dir, make_sandbox=None):
+    """[TestResult] for one lab's kernel. With make_sandbox (a function of the folder the lab is built in, returning a
+    sandbox.Sandbox), the kernel is built and run in that sandbox."""
+    def not_built(status, why):  # the lab's only result: it scores zero
+        return [TestResult(lab, "builds", "correctness", status, why)]
+
+    if not os.path.isfile(kernel):
+        return not_built(Status.MISSING, "no %s/kernel.cu in the submission" % lab)
+    out = []
+    runs = [("gpu", "correctness"), ("emu", None)] if backend == "gpu" else [("emu", None)]
+    for b, only_suite in runs:
+        out_dir = os.path.join(work_dir, b, lab)
+        sandbox = None
+        try:
+            staged = staged_kernel(kernel, os.path.join(out_dir, "src"))
+            if make_sandbox:
+                sandbox = make_sandbox(out_dir)
+                sandbox.prepare()
+            bins = Toolchain(b, sandbox).build_lab(lab, staged, out_dir, shown_as=shown_path(kernel, lab),
+                                                   with_demo=not sandbox)
+        except Refused as e:
+            return not_built(Status.REFUSED, "kernel.cu refused: " + cap_output(str(e)))
+        except BuildError as e:
+            return not_built(Status.NOT_BUILT, "kernel.cu does not build:\n" + str(e)[-4000:])
+        cases = Toolchain(b).test_cases(lab)  # the course's list, never the submission's
+        stopped = None
+        started = time.time()
+        for name, suite in cases:
+            if backend == "gpu" and b == "emu" and suite == "correctness":
+                continue  # judged on the GPU
+            if only_suite and suite != only_suite:
+                continue
+            if not stopped and make_sandbox and time.time() - started > LAB_WALL_S:
+                stopped = "stopped by the lab's time budget (%d s for all its tests; GRADE_LAB_WALL_S)" % LAB_WALL_S
+                out.append(TestResult(lab, name, suite, Status.STOPPED, stopped))
+            elif stopped:
+                out.append(TestResult(lab, name, suite, Status.NOT_RUN, "not run: an earlier test was " + stopped))
+            else:
+                try:
+                    v = run_test_case(bins["tests"], name, sandbox)
+                    out.append(TestResult(lab, name, suite, v.status, v.output, v.findings))
+                except SandboxLimit as e:
+                    stopped = str(e)
+                    out.append(TestResult(lab, name, suite, Status.STOPPED, stopped))
+    return out
+
+
+def cmd_grade(args):
+    submission = os.path.abspath(args.submission or paths.LABS_DIR)
+    if not os.path.isdir(submission):
+        raise SystemExit("course: SUBMISSION '%s' is not a directory" % args.submission)
+    backend = choose_backend(args.backend)
+    out_dir = os.path.abspath(args.out or os.path.join(paths.BUILD, "grade"))
+    work_dir = os.path.join(out_dir, "work")
+    every = labs.folders()
+    chosen = [lab for lab in every if os.path.isdir(os.path.join(submission, lab))] if args.submission else every
+    if not chosen:
+        raise SystemExit("course: %s holds none of the lab folders (%s)" % (args.submission, ", ".join(every)))
+    say("grading %s (%s)" % (os.path.relpath(submission, os.getcwd()), ", ".join(chosen)))
+    found = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=min(len(chosen), os.cpu_count() or 1)) as pool:
+        futures = [pool.submit(grade_lab, lab, os.path.join(submission, lab, "kernel.cu"), backend, work_dir)
+                   for lab in chosen]
+        for f in futures:
+            found.extend(f.result())
+    totals = scoring.score(found)
+    for r in found:
+        if not r.earned:
+            say("FAILED %s\n  %s" % (r.title(), r.report_output().replace("\n", "\n  ")))
+    for line in results.table(found, totals, scoring.suite_names()):
+        say(line)
+    results.write_reports(found, out_dir, backend)
+    say("wrote %s and %s" % (os.path.relpath(os.path.join(out_dir, "results.json"), os.getcwd()),
+                             os.path.relpath(os.path.join(out_dir, "junit.xml"), os.getcwd())))
+    return 0

@@ -1,0 +1,94 @@
+"""The Lab model: finding labs by any of their names, lab.ini, and lab.h's facts as the compiler gives them."""
+import pytest
+
+from course import labs
+
+
+def test_every_name_of_a_lab_finds_it():
+    for lab in labs.all_labs():
+        assert labs.find(lab.folder) == labs.find(lab.short) == labs.find(str(lab.number)) == labs.find(lab.number) == lab
+
+
+@pytest.mark.parametrize("name", ["0", "lab99", "lab3-other", "", "../labs/lab3-boundary"])
+def test_an_unknown_lab_is_refused_with_the_list(name):
+    with pytest.raises(labs.LabError, match="one of: lab1, lab2"):
+        labs.find(name)
+
+
+def test_labs_are_numbered_in_order():
+    numbers = [lab.number for lab in labs.all_labs()]
+    assert numbers == sorted(numbers) and numbers[0] == 1
+
+
+def test_constants_come_from_the_compiler():
+    """lab.h's values as evaluated by C++: lab 2's SIZE_MULTIPLE is written as TILE_WIDTH, not a number."""
+    lab2 = labs.find(2)
+    assert lab2.constants == {"TILE_WIDTH": 16, "SIZE_MULTIPLE": 16}
+    assert lab2.size_multiple == 16 and labs.find(3).size_multiple == 1
+    assert labs.find(6).constants["STAGES"] == 2
+    assert labs.find(1).constants == {} and labs.find(1).block_tile is None
+    assert labs.find(5).block_tile == (128, 128)
+
+
+def test_valid_shape_is_lab_h_s_function():
+    lab2, lab3 = labs.find(2), labs.find(3)
+    assert lab2.valid_shapes([(16, 32, 48), (16, 17, 16), (0, 16, 16)]) == [True, False, False]
+    assert lab3.valid_shapes([(1, 1, 1), (17, 5, 3), (0, 1, 1)]) == [True, True, False]
+    assert lab3.valid_shape(100, 75, 130)
+
+
+def test_traffic_formula():
+    # a 16×16 tile on 100×130·130×75: A read ⌈75/16⌉ = 5 times, B ⌈100/16⌉ = 7 times, C written once
+    assert labs.find(3).traffic_bytes(100, 75, 130)[0] == 4 * (100 * 130 * 5 + 130 * 75 * 7) + 4 * 100 * 75
+    assert labs.find(1).traffic_bytes(4, 5, 6)[0] == 4 * 2 * 4 * 5 * 6 + 4 * 4 * 5
+
+
+def write_lab(tmp_path, ini):
+    folder = tmp_path / "lab9-test"
+    folder.mkdir()
+    (folder / "lab.h").write_text("constexpr int X = 2 * 3;\nconstexpr bool valid_shape(int, int, int) { return true; }\n")
+    (folder / "lab.ini").write_text(ini)
+    return folder
+
+
+GOOD = """[lab]
+title = a test
+demo = 8 1 2
+[points]
+correctness = 50
+traffic = 30
+memory safety = 20
+[hidden]
+max size = 40
+"""
+
+
+def test_a_manifest_is_read(tmp_path):
+    m = labs.read_manifest(str(write_lab(tmp_path, GOOD) / "lab.ini"))
+    assert (m.title, m.demo_args, m.demo_program, m.hidden_max_size) == ("a test", ("8", "1", "2"), "demo", 40)
+    assert m.points == {"correctness": 50, "traffic": 30, "memory safety": 20}
+
+
+@pytest.mark.parametrize("bad, why", [
+    (GOOD.replace("demo = 8 1 2", "demo = 8 1"), "demo must be three whole numbers"),
+    (GOOD.replace("traffic = 30", "trafic = 30"), "traffic"),
+    (GOOD.replace("[hidden]\nmax size = 40\n", ""), "hidden"),
+    (GOOD.replace("max size = 40", "max size = forty"), "forty"),
+    ("not an ini file", "lab.ini"),
+])
+def test_a_bad_manifest_says_what_is_wrong(tmp_path, bad, why):
+    with pytest.raises(labs.LabError, match=why):
+        labs.read_manifest(str(write_lab(tmp_path, bad) / "lab.ini"))
+
+
+def test_a_lab_h_that_does_not_compile_is_named(tmp_path):
+    folder = write_lab(tmp_path, GOOD)
+    (folder / "lab.h").write_text("constexpr int X = ;\n")
+    with pytest.raises(labs.LabError, match="does not compile"):
+        labs.probe(str(folder / "lab.h"))
+
+
+def test_the_probe_reads_any_lab_h(tmp_path):
+    folder = write_lab(tmp_path, GOOD)
+    p = labs.probe(str(folder / "lab.h"))
+    assert p.constants == {"X": 6} and p.valid(((1, 2, 3),)) == [True]
