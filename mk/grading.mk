@@ -6,13 +6,12 @@
 #   make handout                      the student release: build/handout/course/ and course.tar.gz
 #   make gradescope                   the Gradescope autograder: build/gradescope/autograder.zip
 #   make test-grading                 class grading's tests (part of make test)
-#   make test-scoring                 the scoring rule's unit tests, on made-up results (part of make test)
 #   make test-slurm                   RUNNER=slurm against a one-node Slurm it starts (part of make test)
 #   make bench-grading                submissions graded per minute, for a generated class of 50 on 2 cores
 
 CLASSGRADE := $(PYTHON) -m grader.classgrade
 
-.PHONY: grade-all handout gradescope test-grading test-slurm test-scoring bench-grading
+.PHONY: grade-all handout gradescope test-grading test-slurm bench-grading
 
 grade-all:
 	@test -n "$(SUBMISSIONS)" || { echo "grade-all: say where the submissions are: make grade-all SUBMISSIONS=dir" >&2; exit 2; }
@@ -25,10 +24,7 @@ handout:
 gradescope:
 	@$(PYTHON) -m grader.package gradescope
 
-TESTS += test-scoring test-grading test-slurm
-
-test-scoring:
-	@$(PYTHON) -m grader.test_scoring
+TESTS += test-grading test-slurm
 
 test-grading:
 	@$(PYTHON) -m grader.test_grading
