@@ -394,9 +394,8 @@ def check_sandbox_walls(t, tmp):
     t.check((out.limit or "").startswith("disk limit"), "sandbox: six 20 MB files meet the 64 MiB disk limit",
             out.limit)
     mine = set(sandbox.claim_slots(2))
-    other = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, %r); import sandbox; "
-                            "print(sandbox.claim_slots(2))" % os.path.join(ROOT, "grader")],
-                           capture_output=True, text=True).stdout
+    other = subprocess.run([sys.executable, "-c", "from course import sandbox; print(sandbox.claim_slots(2))"],
+                           capture_output=True, text=True, cwd=ROOT).stdout
     theirs = set(json.loads(other or "[]"))
     t.check(len(theirs) == 2 and not mine & theirs, "two runs at once claim different sandbox users", (mine, theirs))
 
