@@ -105,7 +105,7 @@ correctness
 11 tests: 0 passed, 11 failed
 ```
 
-Read [lesson 1](docs/lesson1-naive.md), fill in the kernel, its launcher and the host code around them, and run
+Read [lesson 1](labs/lab1-naive/lesson.md), fill in the kernel, its launcher and the host code around them, and run
 `make lab1` again until every test passes. The second command lists every make target.
 """
 

@@ -26,7 +26,7 @@ reason in its mark, base64-encoded JSON so that nobody reads them by accident wh
     (every group of keywords needs one of its words in the answer). `python3 tools/lessons/lesson_marks.py encode
     JSON` prints the mark's payload; `decode` reads one back.
 
-Any lesson docs/lessonN-*.md can carry them; `make test` checks every mark in every lesson.
+Any lesson labs/labN-topic/lesson.md can carry them; `make test` checks every mark in every lesson.
 """
 import base64
 import json
@@ -78,7 +78,7 @@ def block_shape(M, K, N, lab, values):
 
 @dataclass
 class Check:
-    where: str      # "docs/lesson3-boundary.md:120"
+    where: str      # "labs/lab3-boundary/lesson.md:120"
     shape: Shape
     claims: list    # [(quantity name, number as written)]
     above: str      # the paragraph, table or list the mark vouches for
@@ -93,16 +93,20 @@ class Exercise:
     context: str    # from the heading above to the question: where the shape must be stated for the student
 
 
+def lesson_number(path):
+    """The lab number of a lesson: 3 for labs/lab3-boundary/lesson.md."""
+    return int(re.match(r"lab(\d+)-", os.path.basename(os.path.dirname(os.path.abspath(path)))).group(1))
+
+
 def lesson_files():
-    return sorted(glob.glob(os.path.join(ROOT, "docs", "lesson*-*.md")),
-                  key=lambda p: int(re.match(r"lesson(\d+)", os.path.basename(p)).group(1)))
+    """Every lab's lesson, labs/labN-topic/lesson.md, in the labs' order."""
+    return sorted(glob.glob(os.path.join(ROOT, "labs", "lab*-*", "lesson.md")), key=lesson_number)
 
 
 def lesson_of_lab(lab_folder):
-    """'lab3-boundary' -> the path of docs/lesson3-*.md, or None."""
-    number = re.match(r"lab(\d+)", lab_folder).group(1)
-    found = [p for p in lesson_files() if os.path.basename(p).startswith("lesson%s-" % number)]
-    return found[0] if found else None
+    """'lab3-boundary' -> the path of labs/lab3-boundary/lesson.md, or None."""
+    path = os.path.join(ROOT, "labs", lab_folder, "lesson.md")
+    return path if os.path.isfile(path) else None
 
 
 def block_above(lines, index):
