@@ -9,6 +9,9 @@ def cmd_info(args):
     """Each lab's facts as the tools see them: lab.ini, and lab.h's constants from the compiler."""
     try:
         chosen = [labs.find(args.lab)] if args.lab else labs.all_labs()
+        if args.readme_table:
+            print(labs.readme_table(chosen), end="")
+            return 0
         for lab in chosen:
             print("%s (%s): %s" % (lab.short, lab.folder, lab.title))
             print("  constants: %s" % (", ".join("%s=%d" % kv for kv in lab.constants.items()) or "none"))
@@ -36,6 +39,7 @@ def main(argv):
     p.add_argument("--out")
     p = sub.add_parser("info", help="each lab's facts, as the tools read them")
     p.add_argument("lab", nargs="?")
+    p.add_argument("--readme-table", action="store_true", help="the README's table of labs, in Markdown")
     args = parser.parse_args(argv)
     commands = {"lab": student.cmd_lab, "pitfall": student.cmd_pitfall, "grade": grading.cmd_grade, "info": cmd_info}
     return commands[args.command](args)

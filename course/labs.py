@@ -34,6 +34,7 @@ class LabError(Exception):
 class Manifest:
     """A lab's lab.ini."""
     title: str
+    idea: str             # one line for the README's table of labs
     demo_args: tuple      # the demo's WIDTH A B after the tests (all-ones inputs scaled by A and B)
     demo_program: str     # "demo" (common/demo.cpp) or a source file of the lab's own (lab 1: host_flow.cu)
     points: dict          # suite -> points, shared equally by the suite's test cases
@@ -78,6 +79,10 @@ class Lab:
     @property
     def title(self):
         return self.manifest.title
+
+    @property
+    def idea(self):
+        return self.manifest.idea
 
     @property
     def demo_args(self):
@@ -129,6 +134,18 @@ class Lab:
         return traffic_bytes(self.block_tile, M, N, K)
 
 
+def readme_table(chosen=None):
+    """The README's table of labs, from each lab's lab.ini and lab.h (tests/course/test_labs.py keeps them equal)."""
+    lines = ["| lab | idea | block tile | sizes | lesson | your file |", "|---|---|---|---|---|---|"]
+    for lab in chosen or all_labs():
+        tile = "%d×%d" % lab.block_tile if lab.block_tile else "–"
+        sizes = "multiples of %d" % lab.size_multiple if lab.size_multiple > 1 else "any"
+        lesson = "labs/%s/lesson.md" % lab.folder
+        lines.append("| %d | %s | %s | %s | [%s](%s) | `labs/%s/kernel.cu` |" % (lab.number, lab.idea, tile, sizes, lesson,
+                                                                             lesson, lab.folder))
+    return "\n".join(lines) + "\n"
+
+
 def traffic_bytes(tile, M, N, K):
     """The formula of Lab.traffic_bytes for a block tile (BM, BN), or None for the naive kernel. The C++ harness has
     the same formula (common/harness.cpp); tests/course/test_labs.py checks that they agree."""
@@ -170,7 +187,7 @@ def find(name):
 # ---------------------------------------------------------------------------------------------------------------
 @functools.lru_cache(maxsize=None)
 def read_manifest(path):
-    parser = configparser.ConfigParser(inline_comment_prefixes=None)
+    parser = configparser.ConfigParser(interpolation=None)
     try:
         with open(path, encoding="utf-8") as f:
             parser.read_file(f)
@@ -182,7 +199,7 @@ def read_manifest(path):
         extra = set(parser["points"]) - set(SUITES)
         if extra:
             raise ValueError("points for an unknown suite: %s" % ", ".join(sorted(extra)))
-        return Manifest(title=lab["title"], demo_args=demo, demo_program=lab.get("demo program", "demo"),
+        return Manifest(title=lab["title"], idea=lab["idea"], demo_args=demo, demo_program=lab.get("demo program", "demo"),
                         points=points, hidden_max_size=parser["hidden"].getint("max size"))
     except (OSError, KeyError, ValueError, configparser.Error) as e:
         raise LabError("%s: %s" % (paths.rel(path), e)) from None

@@ -1,7 +1,9 @@
 """The Lab model: finding labs by any of their names, lab.ini, and lab.h's facts as the compiler gives them."""
+import os
+
 import pytest
 
-from course import labs
+from course import labs, paths
 
 
 def test_every_name_of_a_lab_finds_it():
@@ -37,6 +39,13 @@ def test_valid_shape_is_lab_h_s_function():
     assert lab3.valid_shape(100, 75, 130)
 
 
+def test_the_readme_lists_every_lab_as_its_folder_describes_it():
+    """The README's table of labs is generated (python3 -m course info --readme-table): a new lab's folder is all it
+    takes, and the table follows its lab.ini and lab.h."""
+    with open(os.path.join(paths.ROOT, "README.md"), encoding="utf-8") as f:
+        assert labs.readme_table() in f.read()
+
+
 def test_traffic_formula():
     # a 16×16 tile on 100×130·130×75: A read ⌈75/16⌉ = 5 times, B ⌈100/16⌉ = 7 times, C written once
     assert labs.find(3).traffic_bytes(100, 75, 130)[0] == 4 * (100 * 130 * 5 + 130 * 75 * 7) + 4 * 100 * 75
@@ -53,6 +62,7 @@ def write_lab(tmp_path, ini):
 
 GOOD = """[lab]
 title = a test
+idea = what it teaches
 demo = 8 1 2
 [points]
 correctness = 50
