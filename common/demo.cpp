@@ -10,8 +10,8 @@
 #include "lab.h"
 
 int main(int argc, char** argv) {
-    if (argc != 4 || atoi(argv[1]) < 1) {
-        fprintf(stderr, "usage: %s WIDTH A B   (WIDTH >= 1)\n", argv[0]);
+    if (argc != 4 || !valid_shape(atoi(argv[1]), atoi(argv[1]), atoi(argv[1]))) {
+        fprintf(stderr, "usage: %s WIDTH A B   (WIDTH a size this lab takes: see valid_shape in its lab.h)\n", argv[0]);
         return 2;
     }
     const int width = atoi(argv[1]);

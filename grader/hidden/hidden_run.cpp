@@ -18,6 +18,10 @@ int main(int argc, char** argv) {
         return 2;
     }
     const int M = atoi(argv[1]), N = atoi(argv[2]), K = atoi(argv[3]);
+    if (!valid_shape(M, N, K)) {  // lab.h's rule: the grader draws only shapes the lab takes
+        fprintf(stderr, "%d x %d x %d is not a shape this lab takes (valid_shape in its lab.h)\n", M, N, K);
+        return 2;
+    }
     const uint32_t seed = static_cast<uint32_t>(strtoul(argv[4], nullptr, 10));
     Run run = run_matmul(random_problem(M, N, K, seed), matmul);
     FILE* out = fopen(argv[5], "wb");

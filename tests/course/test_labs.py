@@ -102,3 +102,18 @@ def test_the_probe_reads_any_lab_h(tmp_path):
     folder = write_lab(tmp_path, GOOD)
     p = labs.probe(str(folder / "lab.h"))
     assert p.constants == {"X": 6} and p.valid(((1, 2, 3),)) == [True]
+
+
+def test_every_demo_and_every_hidden_shape_is_one_the_lab_takes():
+    """The demo's WIDTH (lab.ini) and the sizes class grading draws (multiples of SIZE_MULTIPLE, up to the hidden
+    tests' max size) pass lab.h's valid_shape, which demo.cpp and hidden_run.cpp also enforce."""
+    import random
+
+    from grader import classgrade
+    rng = random.Random(7)
+    for lab in labs.all_labs():
+        width = int(lab.demo_args[0])
+        assert lab.valid_shape(width, width, width), lab
+        shapes = [p[:3] for _ in range(20) for p in classgrade.hidden_problems(lab.folder, rng)]
+        assert all(max(s) <= lab.hidden_max_size for s in shapes)
+        assert all(lab.valid_shapes([(M, N, K) for M, N, K in shapes])), lab
