@@ -26,7 +26,7 @@ external-readme:
 	@$(EXTERNAL) --readme
 
 test-external-runner:
-	@$(PYTHON) tests/emu/external/test_run.py
+	@$(PYTEST) -q tests/emu/external/test_run.py
 
 test-external-in-suite:
 	@mkdir -p build && $(EXTERNAL) -j 2 --timeout 900 > build/test-external.log 2>&1 || { cat build/test-external.log; exit 1; }; \

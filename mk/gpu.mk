@@ -33,6 +33,6 @@ autotune:
 
 # CSV, tables, roofline maths and the SVG plots, on canned data (no GPU); the plots are rendered by headless Chromium.
 test-perf:
-	@$(PYTHON) tests/perf/test_perf.py
+	@$(PYTEST) -q tests/perf
 
 TESTS += test-perf

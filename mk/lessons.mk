@@ -35,4 +35,4 @@ answers:
 TESTS += test-lessons
 
 test-lessons:
-	@$(PYTHON) -m unittest discover --start-directory tests/lessons --pattern 'test_*.py'
+	@$(PYTEST) -q tests/lessons

@@ -3,14 +3,12 @@ must have counted: the read counts the calculator predicts, and the block the gr
 import os
 import re
 import shutil
-import sys
 import tempfile
 import unittest
 
 from support import ROOT, assert_usage_error, run
 
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-import svgrender  # noqa: E402
+import svgrender
 
 import calculator as calc
 import emulator

@@ -1,24 +1,21 @@
 """Tests of the GPU measurement tools that need no GPU: CSV, roofline maths, tables, ncu and compute-sanitizer
 parsing, the SVG plots (rendered by headless Chromium), and the one-line refusal without a GPU.
 
-    python3 tests/perf/test_perf.py      (make test-perf)
+    pytest-3 tests/perf      (make test-perf)
 """
 import contextlib
 import io
 import os
-import sys
 import tempfile
 import unittest
 import xml.etree.ElementTree as ET
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "tools", "perf"))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-import gputool  # noqa: E402
-import perfdata  # noqa: E402
-import requests_ncu  # noqa: E402
-import svgplot  # noqa: E402
-import svgrender  # noqa: E402
+import gputool
+import perfdata
+import requests_ncu
+import svgplot
+import svgrender
 
 # What gemm_bench --info printed on an H100 SXM (CUDA 13.0).
 H100 = {"name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0", "sms": 132, "clock_khz": 1980000,

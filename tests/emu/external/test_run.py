@@ -3,12 +3,10 @@
 how a failed build is classified, which output lines are compared, and each emulator verdict."""
 import os
 import stat
-import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import run  # noqa: E402
+import run  # beside this file: pytest puts the test's folder on the path
 
 
 def program(name, ignore="", origin_ignore=""):
