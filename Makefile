@@ -11,7 +11,7 @@
 # Build outputs go to build/. `make help` lists every target, those of mk/*.mk included.
 
 PYTHON  ?= python3
-EMUCC   := tools/emucc
+EMUCC   := common/emu/emucc
 LABTOOL := $(PYTHON) -m course
 BACKEND ?=
 backend_flag = $(if $(BACKEND),--backend $(BACKEND))

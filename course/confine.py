@@ -7,7 +7,7 @@ in course/confine_allowlist.txt (the CUDA runtime, the emulator's callbacks, mat
 file, print to the grader's verdict channel, read the environment, or load memory the emulator does not count.
 
 Two views of what was built are checked, both produced by the trusted compiler from the student's source:
-  - the LLVM IR tools/emucc built the object from (`emucc --emit-ir`): inline asm, asm labels, section attributes,
+  - the LLVM IR emucc built the object from (`emucc --emit-ir`): inline asm, asm labels, section attributes,
     constructors and destructors, atomic instructions and every outside name, each with file:line;
   - the object file itself (nm, readelf; also nvcc's host object for the GPU build): what it leaves undefined, what
     it puts in .init_array/.ctors/.fini_array/.dtors, and any name it defines that the C library, the C++ library or
@@ -33,7 +33,7 @@ OBJECT_ONLY = {"memcpy", "memset", "memmove"}
 NVCC_OBJECT_ONLY = {"atexit"}
 LIBRARIES = ("libc.so.6", "libm.so.6", "libstdc++.so.6", "libgcc_s.so.1")
 CTOR_SECTIONS = (".init_array", ".ctors", ".fini_array", ".dtors", ".preinit_array")
-# The instrumentation's own module constructor (tools/emucc, SanitizerCoverage) and nvcc's kernel registration
+# The instrumentation's own module constructor (emucc, SanitizerCoverage) and nvcc's kernel registration
 TRUSTED_CTORS = re.compile(r"^(\.text\.)?(sancov\.module_ctor\w*|__sti____cudaRegisterAll\w*|_GLOBAL__sub_I_\w*cuda\w*)$")
 
 _allow = None
@@ -125,7 +125,7 @@ def check_ir(text, source):
         n = line_of_dbg.get(m.group(1)) if m else None
         return "%s:%d" % (source, n) if n and in_source(m.group(1)) else source
 
-    # tools/emucc turns each namespace-scope __device__ or __constant__ variable into a call that runs before main();
+    # emucc turns each namespace-scope __device__ or __constant__ variable into a call that runs before main();
     # say so in the student's terms rather than as a constructor and an unknown name
     for l in lines:
         if DECLARE.match(l) and "define_device_variable" in l:

@@ -6,7 +6,7 @@ BUILD = os.path.join(ROOT, "build")
 COMMON = os.path.join(ROOT, "common")
 LABS_DIR = os.path.join(ROOT, "labs")
 SOLUTIONS = os.path.join(ROOT, "solutions")
-EMUCC = os.path.join(ROOT, "tools", "emucc")
+EMUCC = os.path.join(ROOT, "common", "emu", "emucc")
 
 
 def rel(path):

@@ -259,8 +259,8 @@ def grader_fingerprint(backend):
     h = hashlib.sha256(backend.encode())
     paths = []
     # of labs/, only what the course compiles around a submission: its kernel.cu and answers.txt replace a student's
-    for pattern in ("common/**", "labs/*/lab.h", "labs/*/lab.ini", "labs/*/tests.cpp", "course/**", "grader/*.py",
-                    "grader/hidden/**", "tools/emucc"):
+    for pattern in ("common/**", "labs/*/lab.h", "labs/*/lab.ini", "labs/*/tests.cpp", "course/*.py", "course/*.txt",
+                    "grader/*.py", "grader/hidden/**"):
         paths += [p for p in glob.glob(os.path.join(ROOT, pattern), recursive=True) if os.path.isfile(p)]
     for p in sorted(paths):
         h.update(os.path.relpath(p, ROOT).encode())

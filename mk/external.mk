@@ -1,7 +1,7 @@
 # mk/external.mk: CUDA programs written outside this project (tests/emu/external/, each with its origin and
 # licence), run on the CPU emulator and compared with what the same programs printed on an H100.
 #
-#   make test-external          build each with tools/emucc, run it, compare with the H100: pass / fail / unsupported
+#   make test-external          build each with emucc, run it, compare with the H100: pass / fail / unsupported
 #        ONLY=name,name ...      just those programs (names as in tests/emu/external/corpus.ini); JOBS=N parallel builds
 #   make test-external-gpu      the same programs with nvcc on this machine's GPU (RECORD=1 stores their output
 #                                as the expected output, and the GPU column in tests/emu/external/h100.json)

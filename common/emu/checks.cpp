@@ -1,4 +1,4 @@
-// checks.cpp — the access checks and shadow memory. Kernel code compiled by tools/emucc calls
+// checks.cpp — the access checks and shadow memory. Kernel code compiled by emucc calls
 // __sanitizer_cov_load{1,2,4,8,16} / __sanitizer_cov_store{...} before every load and store it makes (clang's
 // SanitizerCoverage, applied before optimisation so that every access in the source is seen once). The runtime
 // is compiled WITHOUT that instrumentation. Each address is classified:

@@ -1,4 +1,4 @@
-// variables.cpp — __device__ and __constant__ variables: device memory that tools/emucc allocates for each one
+// variables.cpp — __device__ and __constant__ variables: device memory that emucc allocates for each one
 // while the program starts (an allocation of its own, named after the variable, never freed), and the runtime
 // API that reaches them by symbol (cudaMemcpyToSymbol, cudaMemcpyFromSymbol, cudaGetSymbolAddress,
 // cudaGetSymbolSize). Kernel loads from a __constant__ variable count as constant traffic, not global.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gpu_check.sh: on a machine with an NVIDIA GPU, check that the emulator's test programs print the same thing on
 # the GPU and on the CPU emulator. Every tests/emu/programs/*.cu except hang_* and those in GPU_HANGS (they never
-# finish on a GPU) is built with nvcc and with tools/emucc; both binaries run, and their stdout and exit status are
+# finish on a GPU) is built with nvcc and with common/emu/emucc; both binaries run, and their stdout and exit status are
 # diffed. Names given as arguments check only those programs.
 # Prints one line per program, `NAME: same` or `NAME: DIFFERENT` followed by the diff (< GPU, > emulator);
 # exits 1 if any program differs or fails to build. Some error_* programs are expected to differ: a GPU does not
@@ -41,7 +41,7 @@ for src in $sources; do
     parts=$(ls tests/emu/programs/parts/"$name"_*.cu 2>/dev/null)
     # shellcheck disable=SC2086  # $parts is a list of file names without spaces
     if ! "$NVCC" -arch="$ARCH" -o "$OUT/$name.gpu" "$src" $parts 2>"$OUT/$name.build.log" ||
-       ! tools/emucc -o "$OUT/$name.emu" "$src" $parts 2>>"$OUT/$name.build.log"; then
+       ! common/emu/emucc -o "$OUT/$name.emu" "$src" $parts 2>>"$OUT/$name.build.log"; then
         echo "$name: BUILD FAILED"
         cat "$OUT/$name.build.log"
         status=1

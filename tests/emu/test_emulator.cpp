@@ -3,14 +3,14 @@
 // Two kinds of test:
 //   - in process: kernels.cu's launchers run here, and cudaemu::launches() / element_counts() must report
 //     exactly the traffic and the diagnostics each kernel's source implies;
-//   - programs: the standalone programs in tests/emu/programs/ (built with tools/emucc into EMU_PROGRAMS_DIR)
+//   - programs: the standalone programs in tests/emu/programs/ (built with common/emu/emucc into EMU_PROGRAMS_DIR)
 //     run as child processes with their own CUDAEMU_* settings; the test reads their stdout, stderr, exit
 //     status and CUDAEMU_STATS lines. The same programs build with nvcc, and gpu_check.sh diffs the two runs.
 // Expected values are computed from the sizes, never typed in.
 //
 // Build and run from the repository root (the top-level Makefile does both: make test-emulator):
-//   tools/emucc -o build/tests/emu/test_emulator tests/emu/test_emulator.cpp tests/emu/kernels.cu
-//   EMU_PROGRAMS_DIR=build/tests/emu/programs EMUCC=tools/emucc build/tests/emu/test_emulator
+//   common/emu/emucc -o build/tests/emu/test_emulator tests/emu/test_emulator.cpp tests/emu/kernels.cu
+//   EMU_PROGRAMS_DIR=build/tests/emu/programs EMUCC=common/emu/emucc build/tests/emu/test_emulator
 
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
@@ -297,7 +297,7 @@ std::string program(const std::string& name) {
 }
 
 std::string emucc() {
-    const std::string path = env_or_fail("EMUCC", "tools/emucc");
+    const std::string path = env_or_fail("EMUCC", "common/emu/emucc");
     if (!fs::exists(path)) FAIL(("EMUCC=" + path + " does not exist"));
     return path;
 }
@@ -1411,7 +1411,7 @@ TEST_CASE("a launch on a destroyed stream is refused with cudaErrorInvalidResour
 }
 
 // ===============================================================================================================
-// tools/emucc: sources written here, compiled with $EMUCC
+// common/emu/emucc: sources written here, compiled with $EMUCC
 // ===============================================================================================================
 namespace {
 // Writes `source` to the scratch folder as <name>.cu and compiles it with emucc into <name>.

@@ -1,4 +1,4 @@
-"""Build tools/lessons/measure.cpp against a lab's kernel with tools/emucc, run it, and return what the emulator
+"""Build tools/lessons/measure.cpp against a lab's kernel with common/emu/emucc, run it, and return what the emulator
 counted (see measure.cpp for the fields).
 
 The kernel is compiled against the lab's own lab.h, as the grader does. For another tile edge, the lab.h staged

@@ -8,7 +8,7 @@
 //   measure M N K --totals   only the totals, for large sizes: no check against the CPU reference ("correct" is
 //                            null) and no per-element lists (what make bench and make profile need)
 //
-// Built by tools/lessons/emulator.py with tools/emucc against any kernel of a lab.
+// Built by tools/lessons/emulator.py with common/emu/emucc against any kernel of a lab.
 #include <cstdio>
 #include <cstdlib>
 #include <string>

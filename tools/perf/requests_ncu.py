@@ -60,7 +60,7 @@ def build(backend, name, source, lab):
     if os.path.exists(out) and os.path.getmtime(out) > os.path.getmtime(source):
         return out  # the other shape of the same kernel
     if lab is None:
-        cmd = ([os.path.join(ROOT, "tools", "emucc"), "-O2"] if backend == "emu" else
+        cmd = ([os.path.join(ROOT, "common", "emu", "emucc"), "-O2"] if backend == "emu" else
                ["nvcc", "-O2", "-arch=native"]) + ["-I", os.path.join(ROOT, "tests", "emu", "programs"), source, "-o", out]
         subprocess.run(cmd, check=True)
         return out

@@ -1,6 +1,6 @@
 // cuda_runtime.h — the CPU emulator's stand-in for the CUDA runtime header.
 //
-// tools/emucc force-includes this file into every .cu translation unit, so a .cu file sees the runtime API, dim3
+// emucc force-includes this file into every .cu translation unit, so a .cu file sees the runtime API, dim3
 // and the built-in variables without any #include, as under nvcc; `#include <cuda_runtime.h>` resolves here too.
 // Host .cpp files that include it use the same runtime API. Everything outside the supported subset either does
 // not exist here (the compiler names it) or fails with a static_assert that names it and points to docs/emulator.md.
@@ -20,7 +20,7 @@
 // ---------------------------------------------------------------------------------------------------------------
 // Qualifiers
 // ---------------------------------------------------------------------------------------------------------------
-// Device code is marked so that tools/emucc can fuse its multiply-adds as nvcc does (docs/emulator.md).
+// Device code is marked so that emucc can fuse its multiply-adds as nvcc does (docs/emulator.md).
 #define __global__ __attribute__((annotate("cudaemu.device")))
 #define __device__ __attribute__((annotate("cudaemu.device")))
 #define __host__
@@ -30,7 +30,7 @@
 // A block runs on one worker thread at a time, so one thread_local copy per worker is one copy per running block.
 // The emulator finds these variables by address (the program's TLS block) to track races and uninitialised reads.
 #define __shared__ static thread_local
-// tools/emucc rewrites each `__device__`/`__constant__` variable at namespace scope into a reference to device
+// emucc rewrites each `__device__`/`__constant__` variable at namespace scope into a reference to device
 // memory (see "Device variables" below); one it could not rewrite (made by a macro) stops here.
 #define __constant__                                                                                                 \
     _Pragma(                                                                                                         \
@@ -276,7 +276,7 @@ CUDAEMU_UNSUPPORTED(cudaLaunchKernel, "launch kernels with <<<grid, block>>> (do
 #undef CUDAEMU_UNSUPPORTED
 
 // ---------------------------------------------------------------------------------------------------------------
-// Kernel launch. tools/emucc rewrites `kernel<<<grid, block, shmem, stream>>>(args)` into
+// Kernel launch. emucc rewrites `kernel<<<grid, block, shmem, stream>>>(args)` into
 // `::cudaemu::kernel(kernel, "kernel", __FILE__, __LINE__)(grid, block, shmem, stream)(args)`.
 // ---------------------------------------------------------------------------------------------------------------
 namespace cudaemu {
@@ -346,7 +346,7 @@ KernelRef<Params...> kernel(void (*k)(Params...), const char* name, const char* 
 // (common/emu/functions.cpp, variables.cpp, streams.cpp, host_memory.cpp). Streams run their work in issue order,
 // at the call: every stream is synchronous (docs/emulator.md).
 // ---------------------------------------------------------------------------------------------------------------
-// tools/emucc turns `extern __shared__ T name[];` into `extern __thread T name[] __asm__(CUDAEMU_DYNAMIC_SHARED)`:
+// emucc turns `extern __shared__ T name[];` into `extern __thread T name[] __asm__(CUDAEMU_DYNAMIC_SHARED)`:
 // every declaration names one buffer in the worker's TLS block (shared memory), as in CUDA; the launch's third
 // parameter says how much of it a block may use.
 #define CUDAEMU_DYNAMIC_SHARED "__cudaemu_dynamic_shared"
@@ -558,7 +558,7 @@ inline cudaError_t cudaemu_malloc_managed_args(T** ptr, const char* name, const 
 }
 
 namespace cudaemu {
-// tools/emucc rewrites `__device__ T name[N] = init;` at namespace scope into a host object holding the initial
+// emucc rewrites `__device__ T name[N] = init;` at namespace scope into a host object holding the initial
 // value and `T (&name)[N] = device_variable(...)`: a reference to device memory holding a copy of it (`const` for
 // __constant__, so that a kernel's store to it does not compile, as under nvcc).
 void* define_device_variable(const void* init, size_t bytes, size_t align, bool constant, const char* name,

@@ -1,6 +1,6 @@
 // cudaemu.h — what the CPU emulator measured, for a harness or a grader.
 //
-// Only in emulator builds (tools/emucc defines CUDAEMU). Every launch leaves a LaunchReport: exact global and
+// Only in emulator builds (emucc defines CUDAEMU). Every launch leaves a LaunchReport: exact global and
 // shared traffic and every error the checks found. Per-element counts say how often kernel code read and wrote
 // each 4-byte word of a device allocation, and which block wrote it last.
 #pragma once

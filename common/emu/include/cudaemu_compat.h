@@ -271,7 +271,7 @@ inline void __nanosleep(unsigned int) {}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Launch entry with a reserved name, which a macro parameter named `kernel` cannot shadow
-// (`#define LAUNCH(kernel, n, ...) kernel<<<...>>>(__VA_ARGS__)`); tools/emucc's rewritten launches call it.
+// (`#define LAUNCH(kernel, n, ...) kernel<<<...>>>(__VA_ARGS__)`); emucc's rewritten launches call it.
 // ---------------------------------------------------------------------------------------------------------------
 namespace cudaemu {
 template <class... Params>
@@ -280,7 +280,7 @@ auto __launch_site(void (*k)(Params...), const char* name, const char* file, int
 }
 
 // A launch with fewer arguments than the kernel has parameters leaves the rest to the kernel's default arguments,
-// which its function pointer does not carry: tools/emucc also passes `caller`, a generic lambda that calls the kernel
+// which its function pointer does not carry: emucc also passes `caller`, a generic lambda that calls the kernel
 // by name. The arguments given are converted to their parameter types once, on the host, as nvcc does; the default
 // arguments are evaluated by each thread's call (the same values for the constant defaults kernels have).
 template <class Caller, class... Params>

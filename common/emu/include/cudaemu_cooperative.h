@@ -3,7 +3,7 @@
 // cooperative.cpp), and a grid larger than the device holds at once fails with cudaErrorCooperativeLaunchTooLarge.
 //
 // The kernel must be named (the function itself, as CUDA's template overload takes it): the emulator calls it with
-// its parameter types, which a `void*` has lost. tools/emucc drops a `(void *)` cast in front of the kernel's name.
+// its parameter types, which a `void*` has lost. emucc drops a `(void *)` cast in front of the kernel's name.
 #pragma once
 
 #include <tuple>
@@ -30,7 +30,7 @@ cudaError_t launch_cooperative_kernel(const LaunchSite& site, void (*k)(Params..
         &closure);
 }
 
-// tools/emucc's rewrite of cudaLaunchCooperativeKernel(kernel, ...), with the kernel's name and the call's line
+// emucc's rewrite of cudaLaunchCooperativeKernel(kernel, ...), with the kernel's name and the call's line
 template <class... Params>
 cudaError_t cooperative_launch(const char* name, const char* file, int line, void (*kernel)(Params...), dim3 grid,
                                dim3 block, void** args, size_t shared_mem = 0, cudaStream_t stream = 0) {

@@ -5,7 +5,7 @@ The corpus is CUDA programs written outside this project (see corpus.ini: each p
 licence). Almost every program checks its own results (it prints a verdict and/or exits non-zero when they are
 wrong); what each printed on an H100 is kept in expected/, and the emulator must print the same.
 
-    tests/emu/external/run.py                  emulator: build each with tools/emucc, run it, compare with the H100
+    tests/emu/external/run.py                  emulator: build each with common/emu/emucc, run it, compare with the H100
     tests/emu/external/run.py --gpu            the same programs with nvcc on this machine's GPU
     tests/emu/external/run.py --gpu --record   ... and store what the GPU printed (expected/) and its verdicts (h100.json)
     tests/emu/external/run.py --readme         rewrite README.md's table from h100.json and the last emulator run
@@ -147,7 +147,7 @@ def first_error(log):
 def build(program, mode, out_dir):
     exe = os.path.join(out_dir, program.name)
     if mode == "emu":
-        cmd = ["nice", sys.executable, os.path.join(ROOT, "tools", "emucc"), "-O2"]
+        cmd = ["nice", sys.executable, os.path.join(ROOT, "common", "emu", "emucc"), "-O2"]
     else:
         cmd = [os.environ.get("NVCC", "nvcc"), "-arch=" + os.environ.get("NVCC_ARCH", "sm_90"), "-O2", "-w",
                "--extended-lambda"]  # as the samples' own build files

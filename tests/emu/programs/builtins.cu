@@ -2,7 +2,7 @@
 // record against the coordinates it must have, for a 1-D, a 2-D and a 3-D launch (no dimension a power of two
 // in the 3-D case, so a swapped or dropped dimension shows).
 //
-// Build: nvcc -arch=sm_90 -o builtins tests/emu/programs/builtins.cu   (or tools/emucc with the same arguments)
+// Build: nvcc -arch=sm_90 -o builtins tests/emu/programs/builtins.cu   (or common/emu/emucc with the same arguments)
 
 #include <string>
 

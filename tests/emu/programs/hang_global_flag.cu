@@ -1,7 +1,7 @@
 // Never finishes: the kernel spins until a flag in global memory is set, and nothing sets it. Only for the
 // emulator's watchdog test (run with CUDAEMU_TIMEOUT=1): a GPU would hang, so gpu_check.sh skips hang_*.
 //
-// Build: tools/emucc -o hang_global_flag tests/emu/programs/hang_global_flag.cu
+// Build: common/emu/emucc -o hang_global_flag tests/emu/programs/hang_global_flag.cu
 
 #include "program.h"
 

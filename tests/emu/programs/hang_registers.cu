@@ -2,7 +2,7 @@
 // optimiser from removing the loop. Only for the emulator's watchdog test (run with CUDAEMU_TIMEOUT=1): such a
 // loop cannot be stopped from outside, so the emulator ends the program. gpu_check.sh skips hang_*.
 //
-// Build: tools/emucc -o hang_registers tests/emu/programs/hang_registers.cu
+// Build: common/emu/emucc -o hang_registers tests/emu/programs/hang_registers.cu
 
 #include "program.h"
 

@@ -1,4 +1,4 @@
-// Source forms that nvcc accepts and that CUDA's samples use, which tools/emucc rewrites: a device-code guard on
+// Source forms that nvcc accepts and that CUDA's samples use, which common/emu/emucc rewrites: a device-code guard on
 // the architecture (`#if __CUDA_ARCH__ >= 700`: true for an sm_90 device), an extern __shared__ array declared with
 // its type first (`extern int __shared__ name[];`), and a cooperative launch of a kernel cast to `void *`.
 //
