@@ -145,6 +145,8 @@ class Toolchain:
         emu_dir = os.path.join(ROOT, "common", "emu")
         emu = [os.path.join(d, f) for d in (emu_dir, os.path.join(emu_dir, "include")) for f in os.listdir(d)
                if f.endswith((".cpp", ".h"))]
+        driver = os.path.join(emu_dir, "cudaemu_cc")  # emucc's code
+        emu += [os.path.join(driver, f) for f in os.listdir(driver) if f.endswith(".py")]
         self.deps = headers + (emu + [EMUCC] if backend == "emu" else [])
 
     def run_untrusted(self, cmd):

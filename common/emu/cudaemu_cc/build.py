@@ -1,0 +1,187 @@
+"""The build: compiles .cu files (source rewrite, clang to LLVM IR, instrumentation, the IR passes, optimisation)
+and host C++ files, builds the emulator's runtime object once into its cache, and links."""
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+from .errors import Error
+from .ir import (detach_coverage_flags, fuse_device_multiply_adds, rewrite_ir, route_by_alignment,
+                 strip_stack_slot_callbacks)
+from .source import rewrite_source
+from .toolchain import clang_major, find_clang, find_tool, have_boost_context, run
+
+EMU_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(EMU_DIR))
+INCLUDE_DIR = os.path.join(EMU_DIR, "include")
+# The runtime: one object built from every common/emu/*.cpp, rebuilt when any of these files changes.
+RUNTIME_SOURCES = sorted(os.path.join(d, f) for d in (EMU_DIR, INCLUDE_DIR) for f in os.listdir(d)
+                         if f.endswith((".cpp", ".h")))
+
+
+class Build:
+    """This machine's toolchain with the command line's settings (cli.Options)."""
+
+    def __init__(self, options):
+        self.clang = find_clang()
+        self.major = clang_major(self.clang)
+        self.opt = None if os.environ.get("CUDAEMU_NO_OPT") else find_tool(self.clang, self.major, "opt")
+        self.boost = have_boost_context(self.clang)
+        self.common = [options.std, "-I", INCLUDE_DIR]
+        self.user = options.user        # -I/-D/-U/-W from the command line
+        self.opt_level = options.opt_level
+        self.debug = options.debug
+        self.dwarf = "-gdwarf-4"
+        self.link_flags = options.link_flags
+        self.source_name = options.source_name
+        self.checks = options.checks
+        self.emit_ir = options.emit_ir  # where to copy the final IR of a .cu file (--emit-ir)
+
+    def compile_and_link(self, sources, objects, out, compile_only):
+        """Compiles each source (into out, or NAME.o, with compile_only) and links them with objects into out, or
+        a.out."""
+        tmp = tempfile.mkdtemp(prefix="emucc-")
+        try:
+            built = []
+            for s in sources:
+                if compile_only:
+                    obj = out or os.path.splitext(os.path.basename(s))[0] + ".o"
+                else:
+                    obj = os.path.join(tmp, hashlib.sha1(s.encode()).hexdigest()[:12] + ".o")
+                if s.endswith(".cu"):
+                    self.compile_cu(s, obj, tmp)
+                else:
+                    self.compile_cpp(s, obj)
+                built.append(obj)
+            if not compile_only:
+                self.link(built + objects, out or "a.out")
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def compile_cu(self, src, obj, tmp):
+        with open(src, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        shown = os.path.relpath(src) if not os.path.isabs(src) or os.path.abspath(src).startswith(os.getcwd()) else src
+        shown = self.source_name or shown
+        rewritten = os.path.join(tmp, hashlib.sha1(src.encode()).hexdigest()[:12] + ".cu.cpp")
+        with open(rewritten, "w") as f:
+            f.write('#line 1 "%s"\n' % shown.replace("\\", "/"))
+            f.write(rewrite_source(shown, text))
+        bc = rewritten + ".bc"
+        ll = rewritten + ".ll"
+        base = [self.clang] + self.common + ["-iquote", os.path.dirname(os.path.abspath(src))] + self.user
+        base += self.header_overlay(src, tmp)
+        # No tail calls: a __syncthreads() that ends one path of a kernel (`__syncthreads(); if (tid == 0) out[b] = s;`
+        # duplicated into both paths) would return to the kernel's caller, and seem to be another barrier.
+        run(base + ["-include", "cuda_runtime.h", "-x", "c++", "-O1", "-Xclang", "-disable-llvm-passes",
+                    "-fno-optimize-sibling-calls", self.debug, self.dwarf, "-fdebug-prefix-map=%s=." % os.getcwd(),
+                    "-emit-llvm", "-c", rewritten, "-o", bc],
+            "compile")
+        if not self.checks:
+            run([self.clang, "-S", "-emit-llvm", bc, "-o", ll], "disassemble")
+            with open(ll) as f:
+                ir = f.read()
+            with open(ll, "w") as f:
+                f.write(fuse_device_multiply_adds(ir))
+            if self.emit_ir:
+                shutil.copyfile(ll, self.emit_ir)
+            run([self.clang, self.opt_level, "-Wno-override-module", "-c", ll, "-o", obj], "optimise")
+            return
+        if self.opt:
+            # Registers first (sroa), then one callback before every remaining load and store, then optimise.
+            run([self.opt, "-passes=function(sroa),sancov-module", "-sanitizer-coverage-level=1",
+                 "-sanitizer-coverage-inline-bool-flag", "-sanitizer-coverage-trace-loads",
+                 "-sanitizer-coverage-trace-stores", bc, "-S", "-o", ll], "instrument")
+        else:
+            run([self.clang, "-O0", "-Xclang", "-disable-O0-optnone", "-Wno-override-module",
+                 "-fsanitize-coverage=inline-bool-flag,trace-loads,trace-stores", "-S", "-emit-llvm", bc, "-o", ll],
+                "instrument")
+        with open(ll) as f:
+            ir = f.read()
+        if not self.opt:
+            ir = strip_stack_slot_callbacks(ir)
+        with open(ll, "w") as f:
+            f.write(fuse_device_multiply_adds(detach_coverage_flags(rewrite_ir(route_by_alignment(ir)))))
+        if self.emit_ir:
+            shutil.copyfile(ll, self.emit_ir)
+        # Identical calls in an if and its else must stay apart: merged callbacks would lose their source lines,
+        # and two __syncthreads() merged into one would hide a divergent barrier.
+        run([self.clang, self.opt_level, "-Wno-override-module", "-mllvm", "-sink-common-insts=false", "-mllvm",
+             "-simplifycfg-hoist-common=false", "-c", ll, "-o", obj], "optimise")
+
+    def header_overlay(self, src, tmp):
+        """A .cu file's own headers (not system headers, not the emulator's) get the .cu's treatment too: launches
+        rewritten, unsupported constructs refused with the header's file:line. Rewritten copies replace them
+        through a virtual file system overlay, so that includes resolve and diagnostics name them as before.
+        Returns the flags that add the overlay (none when no header needs rewriting)."""
+        deps = subprocess.run([self.clang] + self.common + self.user +
+                              ["-include", "cuda_runtime.h", "-x", "c++", "-MM", "-MG", src],
+                              capture_output=True, text=True)
+        if deps.returncode != 0:
+            return []  # the compile itself reports what is wrong
+        paths = deps.stdout.replace("\\\n", " ").split(":", 1)[-1].split()
+        directories = {}
+        for header in paths[1:]:  # the first is the .cu itself
+            full = os.path.abspath(header)
+            if full.startswith(INCLUDE_DIR + os.sep) or not os.path.isfile(full):
+                continue
+            with open(full, encoding="utf-8", errors="replace") as f:
+                text = f.read()
+            rewritten = rewrite_source(os.path.relpath(full) if full.startswith(os.getcwd()) else full, text)
+            if rewritten == text:
+                continue
+            copy = os.path.join(tmp, "overlay-%d-%s" % (len(directories), os.path.basename(full)))
+            with open(copy, "w") as f:
+                f.write(rewritten)
+            directories.setdefault(os.path.dirname(full), []).append(
+                {"type": "file", "name": os.path.basename(full), "external-contents": copy})
+        if not directories:
+            return []
+        overlay = os.path.join(tmp, "overlay.yaml")
+        with open(overlay, "w") as f:
+            json.dump({"version": 0, "use-external-names": False,
+                       "roots": [{"type": "directory", "name": d, "contents": c} for d, c in directories.items()]}, f)
+        return ["-ivfsoverlay", overlay]
+
+    def compile_cpp(self, src, obj):
+        # __FILE__ (named in diagnostics, e.g. where an allocation was made) relative to the working directory
+        run([self.clang] + self.common + self.user + [self.opt_level, self.debug, self.dwarf,
+                                                      "-ffile-prefix-map=%s/=" % os.getcwd(), "-c", src, "-o", obj],
+            "compile")
+
+    def runtime_object(self):
+        """The emulator's runtime object, built into the cache ($CUDAEMU_CACHE, else build/emu) if missing; its path.
+        Named by a hash of the compiler, the fiber kind and every runtime source, so a change rebuilds it."""
+        cache = os.environ.get("CUDAEMU_CACHE") or os.path.join(ROOT, "build", "emu")
+        os.makedirs(cache, exist_ok=True)
+        h = hashlib.sha1((self.clang + (" boost" if self.boost else " ucontext")).encode())
+        for p in RUNTIME_SOURCES:
+            with open(p, "rb") as f:
+                h.update(f.read())
+        obj = os.path.join(cache, "runtime-%s.o" % h.hexdigest()[:16])
+        if os.path.exists(obj):
+            return obj
+        with open(os.path.join(cache, ".lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not os.path.exists(obj):
+                partial = obj + ".%d.tmp" % os.getpid()
+                flags = self.common + ([] if self.boost else ["-DCUDAEMU_UCONTEXT"]) + ["-O2", "-g", "-Wall"]
+                parts = [(p, "%s.%s.o" % (partial, os.path.basename(p))) for p in RUNTIME_SOURCES if p.endswith(".cpp")]
+                jobs = [(subprocess.Popen([self.clang] + flags + ["-c", p, "-o", o]), p) for p, o in parts]
+                failed = [p for proc, p in jobs if proc.wait() != 0]
+                if failed:
+                    raise Error("the emulator's runtime did not compile: %s"
+                                % ", ".join(os.path.relpath(p) for p in failed))
+                # one relocatable object, so that a program links with a single runtime file
+                run([self.clang, "-r", "-o", partial] + [o for _, o in parts], "runtime")
+                for _, o in parts:
+                    os.remove(o)
+                os.replace(partial, obj)
+        return obj
+
+    def link(self, objs, out):
+        run([self.clang, "-o", out] + objs + [self.runtime_object()] + self.link_flags +
+            (["-lboost_context"] if self.boost else []) + ["-pthread", "-ldl"], "link")

@@ -1,0 +1,128 @@
+"""Kernel launches. `kernel<<<grid, block, shmem, stream>>>(args)` becomes a call into the emulator,
+`::cudaemu::__launch_site(kernel, "kernel", __FILE__, __LINE__, caller)(grid, block, shmem, stream)(args)`, and
+`cudaLaunchCooperativeKernel((void *)kernel, ...)` keeps the kernel's type. Neither adds nor removes a newline."""
+import re
+
+from .scan import code_mask, line_of
+
+
+def kernel_expression_start(text, end, mask):
+    """Start of the kernel expression that ends just before `end`: a name, maybe qualified or templated, or any
+    postfix expression that names a __global__ function: `kernels[i]`, `(*fp)`, `obj.kernel`. It may start on
+    an earlier line (`name<T>` on one line, `<<<...>>>` on the next); comments between its parts, or before it,
+    are skipped (`mask` is code_mask(text))."""
+    def skip_space(i):
+        while i > 0 and (text[i - 1] in " \t\r\n" or not mask[i - 1]):
+            i -= 1
+        return i
+
+    def opener(i):  # text[i - 1] closes a bracket: where it opens, or None
+        close = text[i - 1]
+        open_ = {">": "<", "]": "[", ")": "("}[close]
+        depth, j = 0, i - 1
+        while j >= 0:
+            if text[j] == close:
+                depth += 1
+            elif text[j] == open_:
+                depth -= 1
+                if depth == 0:
+                    return j
+            j -= 1
+        return None
+
+    i, start = skip_space(end), None
+    while True:
+        if i > 0 and text[i - 1] in ">])":  # template arguments, a subscript, a call or parentheses
+            closer = text[i - 1]
+            j = opener(i)
+            if j is None:
+                return start
+            before = skip_space(j)
+            if closer == ")" and not (before > 0 and (text[before - 1].isalnum() or text[before - 1] in "_>])")):
+                return j  # a parenthesised expression: (*fp)
+            if closer == ">":
+                start = None  # template arguments need the name before them
+            i = before
+            continue
+        j = i
+        while j > 0 and (text[j - 1].isalnum() or text[j - 1] == "_"):
+            j -= 1
+        if j == i:
+            return start
+        i = start = j
+        p = skip_space(i)
+        if text[max(0, p - 2):p] in ("::", "->"):
+            i = skip_space(p - 2)
+        elif text[p - 1:p] == ".":
+            i = skip_space(p - 1)
+        else:
+            return start
+
+
+def rewrite_launches(path, text, errors):
+    """Each `<<<...>>>` launch in text rewritten; one `file:line: error: ...` appended to errors for each launch that
+    cannot be read (no kernel before `<<<`, no `>>>` after it), which stays as it was."""
+    mask = code_mask(text)
+    out, pos = [], 0
+    for m in re.finditer(r"<<<", text):
+        if m.start() < pos or not mask[m.start()]:
+            continue
+        start = kernel_expression_start(text, m.start(), mask)
+        if start is None or start < pos:
+            errors.append("%s:%d: error: cannot find the kernel name before '<<<'" % (path, line_of(text, m.start())))
+            continue
+        depth, j = 0, m.end()
+        while j < len(text):
+            if mask[j]:
+                if text[j] in "([{":
+                    depth += 1
+                elif text[j] in ")]}":
+                    depth -= 1
+                elif depth == 0 and text.startswith(">>>", j):
+                    break
+            j += 1
+        if j >= len(text):
+            errors.append("%s:%d: error: no '>>>' closes this '<<<'" % (path, line_of(text, m.start())))
+            continue
+        name = text[start:m.start()].rstrip(" \t")  # its newlines stay, so that lines stay put
+        out.append(text[pos:start])
+        shown_name = " ".join(name.split()).replace('"', "")
+        # A call by name, for a launch that leaves parameters to the kernel's default arguments, which a function
+        # pointer does not carry. On one line, so that no newline is added; comments in the name left out.
+        code = "".join(c for c, in_code in zip(text[start:m.start()], mask[start:m.start()]) if in_code)
+        caller = "[&](auto&&... cudaemu_args) { %s(cudaemu_args...); }" % " ".join(code.split())
+        out.append('::cudaemu::__launch_site(%s, "%s", __FILE__, __LINE__, %s)(' % (name, shown_name, caller))
+        out.append(text[m.end():j])
+        out.append(")")
+        pos = j + 3
+    out.append(text[pos:])
+    return "".join(out)
+
+
+# `cudaLaunchCooperativeKernel((void *)kernel, grid, block, args, ...)` becomes
+# `::cudaemu::cooperative_launch("kernel", __FILE__, __LINE__, kernel, grid, block, args, ...)`: the kernel keeps its
+# type, which the emulator needs to call it with its arguments, and the launch its name and line.
+def rewrite_cooperative_launches(text):
+    mask = code_mask(text)
+    out, pos = [], 0
+    for m in re.finditer(r"\bcudaLaunchCooperativeKernel\s*\(", text):
+        if m.start() < pos or not mask[m.start()]:
+            continue
+        depth, j = 0, m.end()
+        while j < len(text) and not (depth == 0 and text[j] in ",)"):
+            if mask[j] and text[j] in "([<":
+                depth += 1
+            elif mask[j] and text[j] in ")]>":
+                depth -= 1
+            j += 1
+        first = text[m.end():j]
+        kernel = re.sub(r"^\s*(?:\(\s*(?:const\s+)?void\s*\*\s*\)|reinterpret_cast\s*<\s*(?:const\s+)?void\s*\*\s*>)",
+                        "", first)
+        name = " ".join(kernel.split()).replace('"', "")
+        name = name[1:-1] if name.startswith("(") and name.endswith(")") else name
+        out.append(text[pos:m.start()])
+        out.append('::cudaemu::cooperative_launch("%s", __FILE__, __LINE__, %s' % (name, kernel))
+        pos = j
+    out.append(text[pos:])
+    return "".join(out)
+
