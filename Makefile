@@ -30,10 +30,12 @@ pitfall:
 grade:
 	@$(LABTOOL) grade $(if $(SUBMISSION),--submission $(SUBMISSION)) $(backend_flag)
 
-# Further targets (GPU measurements, lesson tools, class grading) live in mk/, one file per topic; each adds its
-# tests to TESTS. The grader's self-test runs last: it prints the closing "N passed, N failed" line.
+# Further targets (GPU measurements, lesson tools, class grading) live in mk/, one file per topic, and the emulator's
+# tests in tests/emu/Makefile.inc; each adds its tests to TESTS, before `test` reads it. The grader's self-test runs
+# last: it prints the closing "N passed, N failed" line.
 TESTS :=
 include $(wildcard mk/*.mk)
+include tests/emu/Makefile.inc
 .DEFAULT_GOAL := help
 
 ifneq ($(wildcard grader/selftest.py),)
@@ -42,8 +44,6 @@ else
 test:  # the student handout has no solutions and no grader self-test
 	@echo "make test: the course's own tests need the full repository, not the student handout; run make labN" >&2; exit 1
 endif
-
-include tests/emu/Makefile.inc
 
 test-grader:
 	@$(PYTHON) -m grader.selftest

@@ -1,0 +1,6 @@
+"""Shared by emucc's unit tests. pytest imports the package cudaemu_cc from common/emu (pyproject.toml's
+pythonpath); nothing here compiles or runs clang."""
+import sys
+
+# No __pycache__ among the emulator's sources, as the emucc script itself ensures (it says why)
+sys.dont_write_bytecode = True

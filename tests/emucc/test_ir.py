@@ -1,0 +1,444 @@
+"""emucc's passes over LLVM IR text (cudaemu_cc/ir.py), on canned IR for every LLVM version emucc takes (14 and newer).
+
+LLVM 14: lines trimmed from what clang 14 and opt 14 printed for the tiny kernels below, with emucc's IR passes
+turned off (the input the passes get); the -O0 fallback's from clang -O0 -fsanitize-coverage=inline-bool-flag,
+trace-loads,trace-stores, as emucc runs it without opt.
+
+LLVM 15 and newer print opaque pointers (`ptr`, no bitcasts of pointers): their lines are trimmed from what clang 16
+and opt 16 printed for the same kernels (LLVM 15 prints the same but for attribute groups, which the passes copy as
+they are). LLVM 21 prints `captures(none)` where older versions print `nocapture`: its declarations are hand-written
+in that syntax.
+
+    struct Pair { float4 a; float4 b; };
+    struct __attribute__((packed)) Packed { char c; float f; };
+    __device__ float axpy(float a, float x, float y) { return a * x + y; }
+    __global__ void copy_pairs(Pair* out, const Pair* in) { out[threadIdx.x] = in[threadIdx.x]; }
+    __global__ void zero_pairs(Pair* out) { out[threadIdx.x] = Pair{}; }
+    __global__ void packed_read(float* out, const Packed* in) { out[threadIdx.x] = in[threadIdx.x].f; }
+    __global__ void packed_write(Packed* out, float v) { out[threadIdx.x].f = v; }
+    __global__ void first_of_four(float* out, const float4* in) { out[threadIdx.x] = in[threadIdx.x].x; }
+    __global__ void local_array(float* out, int i) { float t[4] = {1, 2, 3, 4}; out[threadIdx.x] = t[i & 3]; }
+    __global__ void shift(float* a, int n) { memmove(a, a + 1, n * sizeof(float)); }
+    float host_mad(float a, float b, float c) { return a * b + c; }
+"""
+import pytest
+
+from cudaemu_cc.ir import (detach_coverage_flags, fuse_device_multiply_adds, rewrite_ir, route_by_alignment,
+                           strip_stack_slot_callbacks)
+
+VERSIONS = ["llvm14", "llvm16"]
+
+
+def lines(*text):
+    """IR text, one line each."""
+    return "".join(line + "\n" for line in text)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# rewrite_ir: llvm.memcpy/memmove/memset -> __cudaemu_*(..., i64 align)
+# ---------------------------------------------------------------------------------------------------------------
+# (input, output) per version: calls from copy_pairs (a 32-byte struct copy), zero_pairs (memset), the -O0 copy of
+# threadIdx (two alignments: the smaller counts), local_array (a constant expression among the arguments) and shift
+MEMORY_CALLS = {
+    "llvm14": [
+        ("  call void @llvm.memcpy.p0i8.p0i8.i64(i8* align 16 %13, i8* align 16 %14, i64 32, i1 false), !dbg !567, "
+         "!tbaa.struct !568",
+         "  call void @__cudaemu_memcpy(i8* align 16 %13, i8* align 16 %14, i64 32, i1 false, i64 16), !dbg !567, "
+         "!tbaa.struct !568"),
+        ("  call void @llvm.memset.p0i8.i64(i8* align 16 %.0.sroa_cast8, i8 0, i64 32, i1 false), !dbg !590",
+         "  call void @__cudaemu_memset(i8* align 16 %.0.sroa_cast8, i8 0, i64 32, i1 false, i64 16), !dbg !590"),
+        ("  call void @llvm.memcpy.p0i8.p0i8.i64(i8* align 4 %20, i8* align 8 %21, i64 12, i1 false), !dbg !576",
+         "  call void @__cudaemu_memcpy(i8* align 4 %20, i8* align 8 %21, i64 12, i1 false, i64 4), !dbg !576"),
+        ("  call void @llvm.memcpy.p0i8.p0i8.i64(i8* align 16 %9, i8* align 16 bitcast ([4 x float]* "
+         "@__const._Z11local_arrayPfi.t to i8*), i64 16, i1 false), !dbg !694",
+         "  call void @__cudaemu_memcpy(i8* align 16 %9, i8* align 16 bitcast ([4 x float]* "
+         "@__const._Z11local_arrayPfi.t to i8*), i64 16, i1 false, i64 16), !dbg !694"),
+        ("  call void @llvm.memmove.p0i8.p0i8.i64(i8* align 4 %7, i8* align 4 %9, i64 %11, i1 false), !dbg !707",
+         "  call void @__cudaemu_memmove(i8* align 4 %7, i8* align 4 %9, i64 %11, i1 false, i64 4), !dbg !707"),
+    ],
+    "llvm16": [
+        ("  call void @llvm.memcpy.p0.p0.i64(ptr align 16 %12, ptr align 16 %9, i64 32, i1 false), !dbg !569, "
+         "!tbaa.struct !570",
+         "  call void @__cudaemu_memcpy(ptr align 16 %12, ptr align 16 %9, i64 32, i1 false, i64 16), !dbg !569, "
+         "!tbaa.struct !570"),
+        ("  call void @llvm.memset.p0.i64(ptr align 16 %2, i8 0, i64 32, i1 false), !dbg !592",
+         "  call void @__cudaemu_memset(ptr align 16 %2, i8 0, i64 32, i1 false, i64 16), !dbg !592"),
+        ("  call void @llvm.memcpy.p0.p0.i64(ptr align 4 %6, ptr align 8 %7, i64 12, i1 false), !dbg !734",
+         "  call void @__cudaemu_memcpy(ptr align 4 %6, ptr align 8 %7, i64 12, i1 false, i64 4), !dbg !734"),
+        ("  call void @llvm.memcpy.p0.p0.i64(ptr align 16 %3, ptr align 16 @__const._Z11local_arrayPfi.t, i64 16, "
+         "i1 false), !dbg !705",
+         "  call void @__cudaemu_memcpy(ptr align 16 %3, ptr align 16 @__const._Z11local_arrayPfi.t, i64 16, "
+         "i1 false, i64 16), !dbg !705"),
+        ("  call void @llvm.memmove.p0.p0.i64(ptr align 4 %0, ptr align 4 %7, i64 %9, i1 false), !dbg !722",
+         "  call void @__cudaemu_memmove(ptr align 4 %0, ptr align 4 %7, i64 %9, i1 false, i64 4), !dbg !722"),
+    ],
+}
+
+# declarations: immarg goes (the alignment argument is not an immediate), an i64 for the alignment is added
+MEMORY_DECLARATIONS = {
+    "llvm14": [
+        ("declare void @llvm.memcpy.p0i8.p0i8.i64(i8* noalias nocapture writeonly, i8* noalias nocapture readonly, "
+         "i64, i1 immarg) #4",
+         "declare void @__cudaemu_memcpy(i8* noalias nocapture writeonly, i8* noalias nocapture readonly, i64, i1, "
+         "i64) #4"),
+        ("declare void @llvm.memset.p0i8.i64(i8* nocapture writeonly, i8, i64, i1 immarg) #5",
+         "declare void @__cudaemu_memset(i8* nocapture writeonly, i8, i64, i1, i64) #5"),
+        ("declare void @llvm.memmove.p0i8.p0i8.i64(i8* nocapture writeonly, i8* nocapture readonly, i64, i1 immarg) "
+         "#4",
+         "declare void @__cudaemu_memmove(i8* nocapture writeonly, i8* nocapture readonly, i64, i1, i64) #4"),
+    ],
+    "llvm16": [
+        ("declare void @llvm.memcpy.p0.p0.i64(ptr noalias nocapture writeonly, ptr noalias nocapture readonly, i64, "
+         "i1 immarg) #4",
+         "declare void @__cudaemu_memcpy(ptr noalias nocapture writeonly, ptr noalias nocapture readonly, i64, i1, "
+         "i64) #4"),
+        ("declare void @llvm.memset.p0.i64(ptr nocapture writeonly, i8, i64, i1 immarg) #5",
+         "declare void @__cudaemu_memset(ptr nocapture writeonly, i8, i64, i1, i64) #5"),
+        ("declare void @llvm.memmove.p0.p0.i64(ptr nocapture writeonly, ptr nocapture readonly, i64, i1 immarg) #4",
+         "declare void @__cudaemu_memmove(ptr nocapture writeonly, ptr nocapture readonly, i64, i1, i64) #4"),
+    ],
+    "llvm21": [
+        ("declare void @llvm.memcpy.p0.p0.i64(ptr noalias writeonly captures(none), ptr noalias readonly "
+         "captures(none), i64, i1 immarg) #4",
+         "declare void @__cudaemu_memcpy(ptr noalias writeonly captures(none), ptr noalias readonly captures(none), "
+         "i64, i1, i64) #4"),
+        ("declare void @llvm.memset.p0.i64(ptr writeonly captures(none), i8, i64, i1 immarg) #5",
+         "declare void @__cudaemu_memset(ptr writeonly captures(none), i8, i64, i1, i64) #5"),
+    ],
+}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_memory_intrinsic_calls_pass_their_alignment(version):
+    for call, rewritten in MEMORY_CALLS[version]:
+        assert rewrite_ir(call + "\n") == rewritten + "\n"
+
+
+@pytest.mark.parametrize("version", VERSIONS + ["llvm21"])
+def test_memory_intrinsic_declarations_take_the_alignment(version):
+    for declaration, rewritten in MEMORY_DECLARATIONS[version]:
+        assert rewrite_ir(declaration + "\n") == rewritten + "\n"
+
+
+@pytest.mark.parametrize("pointer", ["i8*", "ptr"])
+def test_alignment_of_a_pointer_without_one_is_1_and_none_is_above_16(pointer):
+    p0 = "p0i8" if pointer == "i8*" else "p0"
+    call = "  call void @llvm.memcpy.%s.%s.i64(%s %%a, %s align 8 %%b, i64 8, i1 false)\n" % (p0, p0, pointer, pointer)
+    assert rewrite_ir(call).endswith("i1 false, i64 1)\n")
+    call = "  call void @llvm.memset.%s.i64(%s align 32 %%a, i8 0, i64 64, i1 false)\n" % (p0, pointer)
+    assert rewrite_ir(call) == "  call void @__cudaemu_memset(%s align 32 %%a, i8 0, i64 64, i1 false, i64 16)\n" \
+        % pointer
+
+
+@pytest.mark.parametrize("text", [
+    "  call void @llvm.lifetime.start.p0i8(i64 16, i8* %13) #7, !dbg !728",
+    "  call void @llvm.lifetime.start.p0(i64 16, ptr %5) #7, !dbg !728",
+    "  %8 = call float @llvm.fmuladd.f32(float %0, float %1, float %2), !dbg !539",
+    "; the comment names @llvm.memcpy",
+])
+def test_other_lines_stay(text):
+    assert rewrite_ir(text + "\n") == text + "\n"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# detach_coverage_flags
+# ---------------------------------------------------------------------------------------------------------------
+# SanitizerCoverage's flags print the same in every version from 14 on (globals show no pointer types): clang 14's
+# and clang 16's lines for axpy and copy_pairs are these
+COVERAGE_FLAGS = [
+    ('@__sancov_gen_ = private global [1 x i1] zeroinitializer, section "__sancov_bools", comdat($_Z4axpyfff), '
+     'align 1',
+     '@__sancov_gen_ = private global [1 x i1] zeroinitializer, section "__sancov_bools", align 1'),
+    ('@__sancov_gen_.1 = private global [1 x i1] zeroinitializer, section "__sancov_bools", '
+     'comdat($_Z10copy_pairsP4PairPKS_), align 1',
+     '@__sancov_gen_.1 = private global [1 x i1] zeroinitializer, section "__sancov_bools", align 1'),
+]
+
+
+def test_coverage_flags_leave_their_functions_comdat():
+    for flags, detached in COVERAGE_FLAGS:
+        assert detach_coverage_flags(flags + "\n") == detached + "\n"
+
+
+def test_coverage_flags_detach_in_a_module_and_nothing_else_changes():
+    others = ["$_Z4axpyfff = comdat nodeduplicate",
+              "@_ZZ4dim3vE4zero = linkonce_odr dso_local global i32 0, comdat, align 4",
+              "define dso_local noundef float @_Z4axpyfff(float noundef %0, float noundef %1, float noundef %2) #0 "
+              "comdat !dbg !530 {"]
+    module = lines(others[0], COVERAGE_FLAGS[0][0], others[1], COVERAGE_FLAGS[1][0], others[2])
+    assert detach_coverage_flags(module) == lines(others[0], COVERAGE_FLAGS[0][1], others[1], COVERAGE_FLAGS[1][1],
+                                                  others[2])
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# fuse_device_multiply_adds
+# ---------------------------------------------------------------------------------------------------------------
+# axpy (a __device__ function) and host_mad (host code) each compute a * b + c; axpy and the kernel `fused` carry
+# the annotation that marks device code (the table trimmed to those two entries)
+ANNOTATIONS = {
+    "llvm14": '@llvm.global.annotations = appending global [2 x { i8*, i8*, i8*, i32, i8* }] [{ i8*, i8*, i8*, i32, '
+              'i8* } { i8* bitcast (float (float, float, float)* @_Z4axpyfff to i8*), i8* getelementptr inbounds '
+              '([15 x i8], [15 x i8]* @.str, i32 0, i32 0), i8* getelementptr inbounds ([5 x i8], [5 x i8]* @.str.1, '
+              'i32 0, i32 0), i32 4, i8* null }, { i8*, i8*, i8*, i32, i8* } { i8* bitcast (void (float*, float*, '
+              'float*)* @_Z5fusedPfPKfS1_ to i8*), i8* getelementptr inbounds ([15 x i8], [15 x i8]* @.str, i32 0, '
+              'i32 0), i8* getelementptr inbounds ([5 x i8], [5 x i8]* @.str.1, i32 0, i32 0), i32 10, i8* null }], '
+              'section "llvm.metadata"',
+    "llvm16": '@llvm.global.annotations = appending global [2 x { ptr, ptr, ptr, i32, ptr }] [{ ptr, ptr, ptr, i32, '
+              'ptr } { ptr @_Z4axpyfff, ptr @.str, ptr @.str.1, i32 4, ptr null }, { ptr, ptr, ptr, i32, ptr } '
+              '{ ptr @_Z5fusedPfPKfS1_, ptr @.str, ptr @.str.1, i32 10, ptr null }], section "llvm.metadata"',
+}
+# (definition, multiply-add, return) of axpy and of host_mad
+AXPY = {
+    "llvm14": ("define dso_local noundef float @_Z4axpyfff(float noundef %0, float noundef %1, float noundef %2) #0 "
+               "comdat !dbg !530 {",
+               "  %8 = call float @llvm.fmuladd.f32(float %0, float %1, float %2), !dbg !539",
+               "  ret float %8, !dbg !540"),
+    "llvm16": ("define dso_local noundef float @_Z4axpyfff(float noundef %0, float noundef %1, float noundef %2) #0 "
+               "comdat !dbg !530 {",
+               "  %8 = call float @llvm.fmuladd.f32(float %0, float %1, float %2), !dbg !539",
+               "  ret float %8, !dbg !540"),
+}
+HOST_MAD = {
+    "llvm14": ("define dso_local noundef float @_Z8host_madfff(float noundef %0, float noundef %1, float noundef %2) "
+               "#0 comdat !dbg !658 {",
+               "  %8 = call float @llvm.fmuladd.f32(float %0, float %1, float %2), !dbg !665",
+               "  ret float %8, !dbg !666"),
+    "llvm16": ("define dso_local noundef float @_Z8host_madfff(float noundef %0, float noundef %1, float noundef %2) "
+               "#0 comdat !dbg !668 {",
+               "  %8 = call float @llvm.fmuladd.f32(float %0, float %1, float %2), !dbg !675",
+               "  ret float %8, !dbg !676"),
+}
+# the functions' attribute group (%s: where the pass adds +fma), and llvm.fmuladd's
+FUNCTION_ATTRIBUTES = {
+    "llvm14": 'attributes #%s = { mustprogress nounwind uwtable "disable-tail-calls"="true" "frame-pointer"="none" '
+              '"min-legal-vector-width"="0" "no-trapping-math"="true" "stack-protector-buffer-size"="8" '
+              '"target-cpu"="x86-64" "target-features"="%s+cx8,+fxsr,+mmx,+sse,+sse2,+x87" "tune-cpu"="generic" }',
+    "llvm16": 'attributes #%s = { mustprogress nounwind uwtable "disable-tail-calls"="true" '
+              '"min-legal-vector-width"="0" "no-trapping-math"="true" "stack-protector-buffer-size"="8" '
+              '"target-cpu"="x86-64" "target-features"="%s+cx8,+fxsr,+mmx,+sse,+sse2,+x87" "tune-cpu"="generic" }',
+}
+FMULADD_ATTRIBUTES = {
+    "llvm14": "attributes #1 = { nofree nosync nounwind readnone speculatable willreturn }",
+    "llvm16": "attributes #1 = { nocallback nofree nosync nounwind speculatable willreturn memory(none) }",
+}
+
+
+def multiply_add_module(version):
+    """The module's lines that the pass reads or changes, in the order clang prints them."""
+    return lines(
+        '@.str = private unnamed_addr constant [15 x i8] c"cudaemu.device\\00", section "llvm.metadata"',
+        '@.str.1 = private unnamed_addr constant [5 x i8] c"k.cu\\00", section "llvm.metadata"',
+        ANNOTATIONS[version],
+        "",
+        *AXPY[version], "}",
+        "",
+        "declare float @llvm.fmuladd.f32(float, float, float) #1",
+        "",
+        *HOST_MAD[version], "}",
+        "",
+        FUNCTION_ATTRIBUTES[version] % ("0", ""),
+        FMULADD_ATTRIBUTES[version])
+
+
+def fused(line):
+    return line.replace("@llvm.fmuladd.", "@llvm.fma.")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_device_function_fuses_and_host_code_does_not(version):
+    module = multiply_add_module(version)
+    definition, multiply_add, _ = AXPY[version]
+    assert fuse_device_multiply_adds(module, host_fma=False) == \
+        module.replace(lines(definition, multiply_add), lines(definition, fused(multiply_add))) + \
+        "\ndeclare float @llvm.fma.f32(float, float, float) #1\n"
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_device_function_gets_the_fma_instruction_where_the_host_has_one(version):
+    module = multiply_add_module(version)
+    definition, multiply_add, _ = AXPY[version]
+    # axpy gets an attribute group of its own, the FMA instruction among its target features; host_mad keeps #0
+    assert fuse_device_multiply_adds(module, host_fma=True) == \
+        module.replace(lines(definition, multiply_add),
+                       lines(definition.replace(" #0 ", " #1000000 "), fused(multiply_add))) + \
+        "\n" + FUNCTION_ATTRIBUTES[version] % ("1000000", "+fma,") + "\n" + \
+        "\ndeclare float @llvm.fma.f32(float, float, float) #1\n"
+
+
+def test_fma_target_feature_is_added_where_the_group_has_none():
+    module = multiply_add_module("llvm16").replace(FUNCTION_ATTRIBUTES["llvm16"] % ("0", ""),
+                                                   "attributes #0 = { mustprogress nounwind uwtable }")
+    fused_module = fuse_device_multiply_adds(module, host_fma=True)
+    group = fused_module.split("\nattributes #1000000 = ")[1].split("\n")[0]
+    assert group.split() == ["{", "mustprogress", "nounwind", "uwtable", '"target-features"="+fma"}']
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_nothing_fuses_without_device_code(version):
+    # no function carries the device annotation: a .cu file of host code only
+    module = multiply_add_module(version).replace('c"cudaemu.device\\00"', 'c"something.else\\00"')
+    assert fuse_device_multiply_adds(module, host_fma=True) == module
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# strip_stack_slot_callbacks (the fallback without opt: clang instruments its -O0 IR)
+# ---------------------------------------------------------------------------------------------------------------
+# local_array at -O0: callbacks on its parameters' stack slots (%3, %4), on the local array (%5, through a
+# getelementptr) and on a temporary (%7) go; the store to `out` stays.
+STACK_SLOTS = {
+    "llvm14": [
+        "define dso_local void @_Z11local_arrayPfi(float* noundef %0, i32 noundef %1) #0 comdat !dbg !714 {",
+        "  %3 = alloca float*, align 8",
+        "  %4 = alloca i32, align 4",
+        "  %5 = alloca [4 x float], align 16",
+        "  %7 = alloca { i64, i32 }, align 8",
+        "  %12 = bitcast float** %3 to i64*",
+        "- call void @__sanitizer_cov_store8(i64* %12)",
+        "  store float* %0, float** %3, align 8, !tbaa !571",
+        "- call void @__sanitizer_cov_store4(i32* %4)",
+        "  store i32 %1, i32* %4, align 4, !tbaa !726",
+        "- call void @__sanitizer_cov_load4(i32* %4), !dbg !730",
+        "  %15 = load i32, i32* %4, align 4, !dbg !730, !tbaa !726",
+        "  %16 = and i32 %15, 3, !dbg !731",
+        "  %17 = sext i32 %16 to i64, !dbg !732",
+        "  %18 = getelementptr inbounds [4 x float], [4 x float]* %5, i64 0, i64 %17, !dbg !732",
+        "  %19 = bitcast float* %18 to i32*, !dbg !732",
+        "- call void @__sanitizer_cov_load4(i32* %19), !dbg !732",
+        "  %20 = load float, float* %18, align 4, !dbg !732, !tbaa !538",
+        "  %21 = bitcast float** %3 to i64*, !dbg !733",
+        "- call void @__sanitizer_cov_load8(i64* %21), !dbg !733",
+        "  %22 = load float*, float** %3, align 8, !dbg !733, !tbaa !571",
+        "  %25 = bitcast { i64, i32 }* %7 to i128*, !dbg !734",
+        "- call void @__sanitizer_cov_store16(i128* %25), !dbg !734",
+        "  store { i64, i32 } %24, { i64, i32 }* %7, align 8, !dbg !734",
+        "  %31 = getelementptr inbounds float, float* %22, i64 %30, !dbg !733",
+        "  %32 = bitcast float* %31 to i32*, !dbg !736",
+        "  call void @__sanitizer_cov_store4(i32* %32), !dbg !736",
+        "  store float %20, float* %31, align 4, !dbg !736, !tbaa !538",
+        "  ret void, !dbg !737",
+        "}"],
+    "llvm16": [
+        "define dso_local void @_Z11local_arrayPfi(ptr noundef %0, i32 noundef %1) #0 comdat !dbg !714 {",
+        "  %3 = alloca ptr, align 8",
+        "  %4 = alloca i32, align 4",
+        "  %5 = alloca [4 x float], align 16",
+        "  %7 = alloca { i64, i32 }, align 8",
+        "- call void @__sanitizer_cov_store8(ptr %3)",
+        "  store ptr %0, ptr %3, align 8, !tbaa !571",
+        "- call void @__sanitizer_cov_store4(ptr %4)",
+        "  store i32 %1, ptr %4, align 4, !tbaa !726",
+        "- call void @__sanitizer_cov_load4(ptr %4), !dbg !730",
+        "  %12 = load i32, ptr %4, align 4, !dbg !730, !tbaa !726",
+        "  %13 = and i32 %12, 3, !dbg !731",
+        "  %14 = sext i32 %13 to i64, !dbg !732",
+        "  %15 = getelementptr inbounds [4 x float], ptr %5, i64 0, i64 %14, !dbg !732",
+        "- call void @__sanitizer_cov_load4(ptr %15), !dbg !732",
+        "  %16 = load float, ptr %15, align 4, !dbg !732, !tbaa !538",
+        "- call void @__sanitizer_cov_load8(ptr %3), !dbg !733",
+        "  %17 = load ptr, ptr %3, align 8, !dbg !733, !tbaa !571",
+        "- call void @__sanitizer_cov_store16(ptr %7), !dbg !734",
+        "  store { i64, i32 } %18, ptr %7, align 8, !dbg !734",
+        "  %22 = getelementptr inbounds float, ptr %17, i64 %21, !dbg !733",
+        "  call void @__sanitizer_cov_store4(ptr %22), !dbg !736",
+        "  store float %16, ptr %22, align 4, !dbg !736, !tbaa !538",
+        "  ret void, !dbg !737",
+        "}"],
+}
+
+
+def before_and_after(marked):
+    """(IR, IR without the lines marked '- ') from lines where '- ' marks a line the pass must remove."""
+    before = lines(*("  " + line[2:] if line.startswith("- ") else line for line in marked))
+    after = lines(*(line for line in marked if not line.startswith("- ")))
+    return before, after
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_callbacks_on_stack_slots_go_and_the_others_stay(version):
+    before, after = before_and_after(STACK_SLOTS[version])
+    assert strip_stack_slot_callbacks(before) == after
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_stack_slots_are_per_function(version):
+    # %3 is a slot of local_array; in the next function, %3 is an ordinary pointer and its callback stays
+    before, after = before_and_after(STACK_SLOTS[version])
+    pointer = "float*" if version == "llvm14" else "ptr"
+    other = lines("define dso_local void @_Z3setPff(%s noundef %%0, float noundef %%1) #0 {" % pointer,
+                  "  %%3 = getelementptr inbounds float, %s %%0, i64 1" % pointer,
+                  "  call void @__sanitizer_cov_store4(%s %%3)" % ("i32*" if version == "llvm14" else "ptr"),
+                  "  store float %%1, %s %%3, align 4" % pointer,
+                  "}")
+    assert strip_stack_slot_callbacks(before + other) == after + other
+
+
+def test_noinline_of_minus_o0_goes_unless_optnone_needs_it():
+    # clang -O0 marks every function noinline; with -disable-O0-optnone (as emucc runs it) there is no optnone
+    attributes = ('attributes #0 = { mustprogress%s nounwind%s uwtable "frame-pointer"="all" '
+                  '"min-legal-vector-width"="0" "no-trapping-math"="true" "stack-protector-buffer-size"="8" '
+                  '"target-cpu"="x86-64" "target-features"="+cx8,+fxsr,+mmx,+sse,+sse2,+x87" "tune-cpu"="generic" }\n')
+    assert strip_stack_slot_callbacks(attributes % (" noinline", "")) == attributes % ("", "")
+    assert strip_stack_slot_callbacks(attributes % (" noinline", " optnone")) == attributes % (" noinline", " optnone")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# route_by_alignment
+# ---------------------------------------------------------------------------------------------------------------
+# (callback, access, the callback it becomes or None): packed_read and packed_write (align 1), first_of_four (the
+# first float of a float4: align 16), and an ordinary store (align 4, unchanged)
+ACCESSES = {
+    "llvm14": [
+        ("  call void @__sanitizer_cov_load4(i32* %11), !dbg !612",
+         "  %12 = load float, float* %10, align 1, !dbg !612, !tbaa !613",
+         "  call void @__cudaemu_load4_align1(i32* %11), !dbg !612"),
+        ("  call void @__sanitizer_cov_store4(i32* %11), !dbg !679",
+         "  store float %1, float* %10, align 1, !dbg !679, !tbaa !613",
+         "  call void @__cudaemu_store4_align1(i32* %11), !dbg !679"),
+        ("  call void @__sanitizer_cov_load4(i32* %11), !dbg !631",
+         "  %12 = load float, float* %10, align 16, !dbg !631, !tbaa !632",
+         "  call void @__cudaemu_load4_align16(i32* %11), !dbg !631"),
+        ("  call void @__sanitizer_cov_store4(i32* %16), !dbg !617",
+         "  store float %12, float* %15, align 4, !dbg !617, !tbaa !569",
+         None),
+    ],
+    "llvm16": [
+        ("  call void @__sanitizer_cov_load4(ptr %10), !dbg !616",
+         "  %11 = load float, ptr %10, align 1, !dbg !616, !tbaa !617",
+         "  call void @__cudaemu_load4_align1(ptr %10), !dbg !616"),
+        ("  call void @__sanitizer_cov_store4(ptr %10), !dbg !690",
+         "  store float %1, ptr %10, align 1, !dbg !690, !tbaa !617",
+         "  call void @__cudaemu_store4_align1(ptr %10), !dbg !690"),
+        ("  call void @__sanitizer_cov_load4(ptr %10), !dbg !637",
+         "  %11 = load float, ptr %10, align 16, !dbg !637, !tbaa !638",
+         "  call void @__cudaemu_load4_align16(ptr %10), !dbg !637"),
+        ("  call void @__sanitizer_cov_store4(ptr %14), !dbg !622",
+         "  store float %11, ptr %14, align 4, !dbg !622, !tbaa !571",
+         None),
+    ],
+}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_access_with_another_alignment_than_its_size_calls_that_alignments_callback(version):
+    pointer = "i32*" if version == "llvm14" else "ptr"
+    for callback, access, routed in ACCESSES[version]:
+        if routed is None:
+            assert route_by_alignment(lines(callback, access)) == lines(callback, access)
+        else:
+            name = routed.split("@")[1].split("(")[0]
+            assert route_by_alignment(lines(callback, access)) == \
+                lines(routed, access, "declare void @%s(%s)" % (name, pointer))
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_each_alignment_callback_is_declared_once(version):
+    callback, access, routed = ACCESSES[version][0]
+    routed_module = route_by_alignment(lines(callback, access, callback, access))
+    assert routed_module.count("declare void @__cudaemu_load4_align1(") == 1
+    assert routed_module.count(routed.strip()) == 2
+
+
+def test_callback_not_followed_by_its_access_stays():
+    # the line after a load callback is not a load: nothing to read the alignment from
+    text = lines("  call void @__sanitizer_cov_load4(ptr %10)", "  store float %1, ptr %10, align 1")
+    assert route_by_alignment(text) == text

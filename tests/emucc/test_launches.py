@@ -1,0 +1,106 @@
+"""emucc's launch rewrites (cudaemu_cc/launches.py): `kernel<<<config>>>(args)` in every form a .cu file writes it,
+the launches it cannot read (named with file:line), and cudaLaunchCooperativeKernel."""
+import pytest
+
+from cudaemu_cc.launches import rewrite_cooperative_launches, rewrite_launches
+
+
+def launched(text):
+    """(rewritten text, errors) for text in a file a.cu."""
+    errors = []
+    return rewrite_launches("a.cu", text, errors), errors
+
+
+def launch_site(kernel, shown=None, code=None):
+    """What a launch of `kernel` starts with, up to its configuration."""
+    return ('::cudaemu::__launch_site(%s, "%s", __FILE__, __LINE__, [&](auto&&... cudaemu_args) { %s(cudaemu_args...); '
+            '})' % (kernel, shown or kernel, code or kernel))
+
+
+@pytest.mark.parametrize("kernel", [
+    "k",
+    "ns::k",                # qualified
+    "obj.kernel",           # a member
+    "p->kernel",
+    "kernels[i]",           # any postfix expression naming a __global__ function
+    "(*fp)",
+    "table[pick(i, j)]",    # brackets inside brackets
+])
+def test_launch_of_any_kernel_expression(kernel):
+    text, errors = launched("    %s<<<grid, block>>>(a, b);" % kernel)
+    assert errors == []
+    assert text == "    " + launch_site(kernel) + "(grid, block)(a, b);"
+
+
+@pytest.mark.parametrize("kernel", [
+    "k<float>",
+    "k<float, 4>",
+    "k<Tile<16, 16>>",      # nested template arguments, `>>` right before `<<<`
+    "k<decltype(f(x)), sizeof(T[2])>",
+])
+def test_launch_of_a_template_kernel(kernel):
+    text, errors = launched("%s<<<1, 32>>>(out);" % kernel)
+    assert errors == []
+    assert text == launch_site(kernel) + "(1, 32)(out);"
+
+
+def test_launch_configuration_with_nested_brackets_and_all_four_parts():
+    config = "dim3((n + 15) / 16, m), dim3(16, 16), sizeof(float) * tile[0], streams[i % 2]"
+    text, errors = launched("k<<<%s>>>(f(a, b), c);" % config)
+    assert errors == []
+    assert text == launch_site("k") + "(%s)(f(a, b), c);" % config
+
+
+def test_launch_keeps_its_lines():
+    # name and configuration on different lines: the newline stays in the name, so the launch keeps its lines
+    text, errors = launched("k<float>\n    <<<1, 1>>>(a);\nnext();")
+    assert errors == []
+    assert text == launch_site("k<float>\n", "k<float>", "k<float>") + "(1, 1)(a);\nnext();"
+
+
+def test_comment_in_the_kernel_name_is_left_out_of_the_call():
+    text, errors = launched("k /* the kernel */ <<<1, 1>>>();")
+    assert errors == []
+    assert text.startswith('::cudaemu::__launch_site(k /* the kernel */, ')
+    assert "{ k(cudaemu_args...); }" in text
+
+
+def test_every_launch_in_a_file_is_rewritten():
+    text, errors = launched("a<<<1, 1>>>();\nb<<<2, 2>>>(x);\n")
+    assert errors == []
+    assert text == launch_site("a") + "(1, 1)();\n" + launch_site("b") + "(2, 2)(x);\n"
+
+
+def test_launch_syntax_in_comments_and_strings_stays():
+    text = '// k<<<1, 1>>>();\n/* k<<<1, 1>>>(); */\nputs("k<<<1, 1>>>()");\n'
+    assert launched(text) == (text, [])
+
+
+@pytest.mark.parametrize("text, error", [
+    ("x = <<<1, 1>>>();", "a.cu:1: error: cannot find the kernel name before '<<<'"),
+    ("\n\nk<<<1, 1();\n", "a.cu:3: error: no '>>>' closes this '<<<'"),
+])
+def test_unreadable_launch_is_named_with_its_line_and_left_as_it_was(text, error):
+    assert launched(text) == (text, [error])
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# cooperative launches
+# ---------------------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("first, name, kernel", [
+    ("(void *)k", "k", "k"),
+    ("(void*)reduce<256>", "reduce<256>", "reduce<256>"),
+    ("(const void *)ns::k", "ns::k", "ns::k"),
+    ("reinterpret_cast<void*>(reduce<256>)", "reduce<256>", "(reduce<256>)"),
+    ("k", "k", "k"),
+])
+def test_cooperative_launch_keeps_the_kernels_type_name_and_line(first, name, kernel):
+    text = "CUDA_CHECK(cudaLaunchCooperativeKernel(%s, grid, block, args, 0, stream));" % first
+    assert rewrite_cooperative_launches(text) == \
+        'CUDA_CHECK(::cudaemu::cooperative_launch("%s", __FILE__, __LINE__, %s, grid, block, args, 0, stream));' \
+        % (name, kernel)
+
+
+def test_cooperative_launch_in_a_comment_stays():
+    text = "// cudaLaunchCooperativeKernel((void *)k, g, b, a);\n"
+    assert rewrite_cooperative_launches(text) == text
