@@ -123,9 +123,26 @@ def matching_paren(text, open_at):
 # (an alloca). Callbacks on those slots are removed here, as `sroa` would have made them registers; callbacks on
 # memory reached through pointers stay. -O0 also marks every function noinline; that mark goes too.
 ALLOCA = re.compile(r"^\s*(%[-\w.$]+) = alloca\b")
-DERIVED = re.compile(r"^\s*(%[-\w.$]+) = (?:getelementptr(?: inbounds)?|bitcast|addrspacecast)\b(.*)$")
+DERIVED = re.compile(r"^\s*(%[-\w.$]+) = (getelementptr|bitcast|addrspacecast)\b(.*)$")
 SANCOV_CALL = re.compile(r"^\s*call void @__sanitizer_cov_(?:load|store)\d+\([^%)]*(%[-\w.$]+)\)")
 OPERAND = re.compile(r"%[-\w.$]+")
+
+
+def pointer_operand(instruction, operands):
+    """The pointer that a getelementptr, bitcast or addrspacecast derives its result from (operands: the text after
+    the instruction's name), or None. A named type is no value: `%struct.S` before a getelementptr's first comma is
+    its element type, `%struct.S*` a pointer type."""
+    if instruction == "getelementptr":
+        depth = 0
+        for i, c in enumerate(operands):  # the element type ends at the first comma outside its brackets
+            depth += 1 if c in "{[(<" else -1 if c in "}])>" else 0
+            if c == "," and depth == 0:
+                operands = operands[i + 1:]
+                break
+    for m in OPERAND.finditer(operands):
+        if not operands[m.end():].lstrip(" ").startswith("*"):
+            return m.group(0)
+    return None
 
 
 def strip_stack_slot_callbacks(ir):
@@ -142,8 +159,7 @@ def strip_stack_slot_callbacks(ir):
         else:
             m = DERIVED.match(line)
             if m:
-                operands = OPERAND.findall(m.group(2))
-                if operands and operands[0] in slots:  # the base pointer comes first
+                if pointer_operand(m.group(2), m.group(3)) in slots:
                     slots.add(m.group(1))
             else:
                 m = SANCOV_CALL.match(line)
