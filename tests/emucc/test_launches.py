@@ -20,6 +20,9 @@ def launch_site(kernel, shown=None, code=None):
 @pytest.mark.parametrize("kernel", [
     "k",
     "ns::k",                # qualified
+    "::k",                  # in the global namespace
+    "::ns::k",
+    "ns :: k",
     "obj.kernel",           # a member
     "p->kernel",
     "kernels[i]",           # any postfix expression naming a __global__ function
@@ -42,6 +45,13 @@ def test_launch_of_a_template_kernel(kernel):
     text, errors = launched("%s<<<1, 32>>>(out);" % kernel)
     assert errors == []
     assert text == launch_site(kernel) + "(1, 32)(out);"
+
+
+@pytest.mark.parametrize("before", ["if (ok) ", "else ", "x = 1; ", "{ ", "return "])
+def test_launch_of_a_global_name_after_a_statements_start(before):
+    text, errors = launched(before + "::k<<<1, 1>>>();")
+    assert errors == []
+    assert text == before + launch_site("::k") + "(1, 1)();"
 
 
 def test_launch_configuration_with_nested_brackets_and_all_four_parts():

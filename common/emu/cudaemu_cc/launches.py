@@ -51,7 +51,12 @@ def kernel_expression_start(text, end, mask):
             return start
         i = start = j
         p = skip_space(i)
-        if text[max(0, p - 2):p] in ("::", "->"):
+        if text[max(0, p - 2):p] == "::":
+            i = skip_space(p - 2)
+            scope = re.search(r"(?:\w+|>)$", text[max(0, i - 64):i])  # what `::` qualifies: a name or a template-id
+            if not scope or scope.group(0) in ("else", "return", "do"):
+                return p - 2  # `::k`: a name in the global namespace
+        elif text[max(0, p - 2):p] == "->":
             i = skip_space(p - 2)
         elif text[p - 1:p] == ".":
             i = skip_space(p - 1)
