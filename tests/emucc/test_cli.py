@@ -49,6 +49,12 @@ def test_nvcc_only_options_are_ignored_with_their_values(sources):
     assert o.sources == ["a.cu"] and o.user == [] and o.link_flags == []
 
 
+def test_lineinfo_is_no_library(sources):
+    # nvcc's -lineinfo starts like `-l ineinfo`, a library the link would not find
+    o = parse_args(["-lineinfo", "a.cu"])
+    assert o.sources == ["a.cu"] and o.link_flags == []
+
+
 def test_print_runtime_object_needs_no_input():
     assert parse_args(["--print-runtime-object"]).print_runtime_object
 

@@ -69,7 +69,11 @@ def parse_args(argv):
             if i >= len(argv):
                 raise Error("%s needs a value" % a)
             return argv[i]
-        if a == "-o" or (a.startswith("-o") and len(a) > 2):
+        if a in IGNORED or a.startswith(IGNORED_PREFIXES):  # first: -lineinfo is no -l
+            pass
+        elif a in IGNORED_WITH_VALUE:
+            i += 1
+        elif a == "-o" or (a.startswith("-o") and len(a) > 2):
             o.out = value()
         elif a == "-c":
             o.compile_only = True
@@ -97,10 +101,6 @@ def parse_args(argv):
             o.user.append(a)
         elif a.startswith("-Wl,"):
             o.link_flags.append(a)
-        elif a in IGNORED_WITH_VALUE:
-            i += 1
-        elif a in IGNORED or a.startswith(IGNORED_PREFIXES):
-            pass
         elif a.startswith("-"):
             raise Error("unsupported option '%s' (see common/emu/emucc --help)" % a)
         elif a.endswith((".cu", ".cpp", ".cc", ".cxx", ".c")):
