@@ -655,7 +655,7 @@ def cmd_grade_all(args):
     sandboxed = check_sandbox(args.no_sandbox)
     out_root = os.path.abspath(args.out)
     os.makedirs(out_root, exist_ok=True)
-    lock = lock_output(out_root)  # noqa: F841 (held until exit)
+    lock_output(out_root)  # its file stays open, and so locked, until this process exits
     todo, kept = plan(entries, out_root, backend)
     say("%d submissions: %d to grade, %d unchanged since the last run" % (len(entries), len(todo),
                                                                            len([m for m in kept if m["status"] != "duplicate"])))

@@ -15,8 +15,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 if ROOT not in sys.path:  # run as a script (tools/lesson): the course package is at the root
     sys.path.insert(0, ROOT)
 from course import labs, toolchain  # noqa: E402  (the Lab model; the Toolchain compiles and links for the emulator)
-from course.toolchain import BuildError  # noqa: E402,F401  (what build() raises when the kernel does not compile)
 
+BuildError = toolchain.BuildError  # what build() raises when the kernel does not compile
 BUILD = os.path.join(ROOT, "build", "lessons")
 LABS = labs.folders()  # every labs/labN-topic folder
 
