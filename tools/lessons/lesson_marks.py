@@ -103,10 +103,11 @@ def lesson_files():
     return sorted(glob.glob(os.path.join(ROOT, "labs", "lab*-*", "lesson.md")), key=lesson_number)
 
 
-def lesson_of_lab(lab_folder):
-    """'lab3-boundary' -> the path of labs/lab3-boundary/lesson.md, or None."""
-    path = os.path.join(ROOT, "labs", lab_folder, "lesson.md")
-    return path if os.path.isfile(path) else None
+def lesson_of_lab(lab):
+    """'lab3-boundary' or 'lab3' -> the path of labs/lab3-boundary/lesson.md, or None."""
+    number = int(re.match(r"lab(\d+)", lab).group(1))
+    found = [p for p in lesson_files() if lesson_number(p) == number]
+    return found[0] if found else None
 
 
 def block_above(lines, index):
