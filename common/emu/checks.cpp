@@ -33,7 +33,7 @@ void judge_pending_reads(Worker& w) {
     for (const Worker::PendingRead& p : w.pending_reads) {
         const ShadowByte& s = w.split[p.offset / 4] ? w.shadow_bytes[p.offset] : w.shadow_words[p.offset / 4];
         if (s.write_epoch >= w.interval_start && s.write_tid != p.tid) continue;  // a race, already reported
-        add_diag(w, DiagKind::kUninitialized, p.tid, p.pc, 0,
+        add_diag(w, DiagKind::kUninitialised, p.tid, p.pc, 0,
                  "uninitialised shared memory: thread " + tid_coord(w, p.tid) + " of block " + coord(w.block_idx) +
                      " reads " + shared_variable_at(p.offset) +
                      " at %1, but no thread of this block has written it — is a load (or its zero fill) missing?");

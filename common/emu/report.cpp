@@ -28,8 +28,8 @@ const char* kind_name(DiagKind k) {
             return "race";
         case DiagKind::kBarrier:
             return "barrier";
-        case DiagKind::kUninitialized:
-            return "uninitialized";
+        case DiagKind::kUninitialised:
+            return "uninitialised";
         case DiagKind::kTimeout:
             return "timeout";
         case DiagKind::kMisaligned:
@@ -318,7 +318,7 @@ void finish_report(LaunchReport& r, const std::vector<Worker*>& workers) {
     auto counted = [&](const RawDiag& d) { return first_fatal == UINT64_MAX ? d.count : d.block_count; };
     std::vector<RawDiag> ordered;
     for (auto& [key, d] : diags)
-        if (d.kind == DiagKind::kRace || d.kind == DiagKind::kUninitialized || d.block <= first_fatal)
+        if (d.kind == DiagKind::kRace || d.kind == DiagKind::kUninitialised || d.block <= first_fatal)
             ordered.push_back(d);
     std::sort(ordered.begin(), ordered.end(), [](const RawDiag& a, const RawDiag& b) {
         return std::tie(a.block, a.thread, a.pc1, a.pc2) < std::tie(b.block, b.thread, b.pc1, b.pc2);

@@ -14,7 +14,7 @@ enum class DiagKind {
     kHostAccess,
     kRace,
     kBarrier,
-    kUninitialized,
+    kUninitialised,
     kTimeout,
     kMisaligned,
     kUnsupported,

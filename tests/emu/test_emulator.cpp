@@ -629,7 +629,7 @@ TEST_CASE("boundary-safe tiled matmul at 55×48·48×43: exact global and shared
 
     INFO(all_messages(r));
     CHECK(diagnostics_of_kind(r, "race").empty());
-    CHECK(diagnostics_of_kind(r, "uninitialized").empty());
+    CHECK(diagnostics_of_kind(r, "uninitialised").empty());
     CHECK(r.diagnostics.empty());
     CHECK(matmul_mismatch(A, B, d_C.to_host(), M, N, K) == "");
 }
@@ -801,7 +801,7 @@ TEST_CASE("a divergent barrier is reported as kind barrier, fails the launch, an
     CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
 }
 
-TEST_CASE("reading shared memory no thread wrote is reported as kind uninitialized") {
+TEST_CASE("reading shared memory no thread wrote is reported as kind uninitialised") {
     const int n = SHARED_BLOCK;
     DeviceArray<float> in(std::vector<float>(n, 1.0f)), out(n);
     cudaemu::clear_launches();
@@ -809,7 +809,7 @@ TEST_CASE("reading shared memory no thread wrote is reported as kind uninitializ
     CHECK(cudaDeviceSynchronize() == cudaSuccess);  // reported, but not an error code
     const cudaemu::LaunchReport& r = only_launch();
     INFO(all_messages(r));
-    const std::vector<cudaemu::Diagnostic> uninit = diagnostics_of_kind(r, "uninitialized");
+    const std::vector<cudaemu::Diagnostic> uninit = diagnostics_of_kind(r, "uninitialised");
     REQUIRE(uninit.size() == 1);
     CHECK(contains(uninit[0].file, "kernels.cu"));
     CHECK(uninit[0].line == kernels_line("unwritten_read"));
@@ -949,14 +949,14 @@ const ErrorProgram kErrorPrograms[] = {
     {"error_barrier_early_exit", "barrier", cudaErrorLaunchFailure},
     {"error_barrier_two_sites", "barrier", cudaErrorLaunchFailure},
     {"error_race_missing_barrier", "race", cudaSuccess},
-    {"error_uninitialized_shared", "uninitialized", cudaSuccess},
+    {"error_uninitialized_shared", "uninitialised", cudaSuccess},
     {"error_misaligned_float4", "misaligned", cudaErrorMisalignedAddress},
     {"error_warp_exited_lane", "warp", cudaSuccess},
     {"error_warp_shfl_outside_mask", "warp", cudaSuccess},
     {"error_warp_race_no_syncwarp", "race", cudaSuccess},
     {"error_warp_stuck_collective", "warp", cudaErrorLaunchFailure},
     {"error_dynamic_shared_oob", "out-of-bounds", cudaErrorIllegalAddress},
-    {"error_dynamic_shared_uninitialized", "uninitialized", cudaSuccess},
+    {"error_dynamic_shared_uninitialized", "uninitialised", cudaSuccess},
     {"error_registered_host_oob", "out-of-bounds", cudaErrorIllegalAddress},
     {"error_cg_shfl_outside_group", "warp", cudaSuccess},
     {"error_tile_stuck_sync", "warp", cudaErrorLaunchFailure},

@@ -13,7 +13,7 @@
 namespace cudaemu {
 
 struct Diagnostic {
-    std::string kind;     // "out-of-bounds", "race", "barrier", "uninitialized", "host-access", "timeout", ...
+    std::string kind;     // "out-of-bounds", "race", "barrier", "uninitialised", "host-access", "timeout", ...
     std::string message;  // one line, for a person
     std::string file;     // the user's source file, as given to the compiler ("" when unknown)
     int line = 0;
