@@ -12,7 +12,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <regex>
@@ -21,32 +20,20 @@
 #include <string>
 #include <vector>
 
+#include "json_writer.h"
+
 namespace {
 
 int g_verdict_fd = -1;
 std::string g_token;
 constexpr size_t kMaxMessageBytes = 4096;  // per message; the grader caps a test's output again
 
-std::string json_string(const std::string& s) {
-    std::string out = "\"";
-    for (unsigned char c : s) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += char(c);
-        } else if (c < 0x20 || c == 0x7f) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            out += buf;
-        } else {
-            out += char(c);
-        }
-    }
-    return out + "\"";
-}
-
-std::string capped(std::string s) {
-    if (s.size() > kMaxMessageBytes) s = s.substr(0, kMaxMessageBytes) + " [... cut]";
-    return s;
+// At most kMaxMessageBytes of `s`, cut between two characters (a UTF-8 continuation byte is 10xxxxxx).
+std::string capped(const std::string& s) {
+    if (s.size() <= kMaxMessageBytes) return s;
+    size_t n = kMaxMessageBytes;
+    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xc0) == 0x80) --n;
+    return s.substr(0, n) + " [... cut]";
 }
 
 // What a failed check says: its CHECK_MESSAGE text (the course's own sentence), and with `captured` the CAPTURE
@@ -89,12 +76,17 @@ struct VerdictListener : doctest::IReporter {
     void test_case_reenter(const doctest::TestCaseData&) override {}
     void test_case_end(const doctest::CurrentTestCaseStats& stats) override {
         if (g_verdict_fd < 0) return;
-        std::string line = "{\"kind\": \"test-case\", \"token\": " + json_string(g_token) +
-                           ", \"name\": " + json_string(name_) + ", \"suite\": " + json_string(suite_) +
-                           ", \"status\": " + (stats.testCaseSuccess ? "\"passed\"" : "\"failed\"") +
-                           ", \"messages\": [";
-        for (size_t i = 0; i < messages_.size(); ++i) line += (i ? ", " : "") + json_string(messages_[i]);
-        line += "]}\n";
+        json::Writer w;
+        w.begin_object()
+            .field("kind", "test-case")
+            .field("token", g_token)
+            .field("name", name_)
+            .field("suite", suite_)
+            .field("status", stats.testCaseSuccess ? "passed" : "failed");
+        w.key("messages").begin_array();
+        for (const std::string& m : messages_) w.value(m);
+        w.end_array().end_object();
+        const std::string line = w.str() + "\n";
         for (size_t done = 0; done < line.size();) {
             ssize_t n = ::write(g_verdict_fd, line.data() + done, line.size() - done);
             if (n <= 0) break;

@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "../json_writer.h"
 #include "api.h"
 #include "memory.h"
 #include "requests.h"
@@ -43,23 +44,6 @@ const char* kind_name(DiagKind k) {
 }
 
 namespace {
-
-std::string json_string(const std::string& s) {
-    std::string out = "\"";
-    for (unsigned char c : s) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += static_cast<char>(c);
-        } else if (c < 0x20) {
-            char buf[8];
-            snprintf(buf, sizeof buf, "\\u%04x", c);
-            out += buf;
-        } else {
-            out += static_cast<char>(c);
-        }
-    }
-    return out + "\"";
-}
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
     for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size()))
@@ -134,63 +118,76 @@ std::string worded_races(const std::vector<const RawDiag*>& group, uint64_t coun
 }
 
 // The warp-level figures of the stats line, when they were counted.
-std::string requests_keys(const LaunchReport& r) {
-    if (!r.requests_counted) return "";
-    return ", \"global_load_requests\": " + std::to_string(r.global_load_requests) +
-           ", \"global_load_sectors\": " + std::to_string(r.global_load_sectors) +
-           ", \"global_store_requests\": " + std::to_string(r.global_store_requests) +
-           ", \"global_store_sectors\": " + std::to_string(r.global_store_sectors) +
-           ", \"shared_load_requests\": " + std::to_string(r.shared_load_requests) +
-           ", \"shared_load_wavefronts\": " + std::to_string(r.shared_load_wavefronts) +
-           ", \"shared_store_requests\": " + std::to_string(r.shared_store_requests) +
-           ", \"shared_store_wavefronts\": " + std::to_string(r.shared_store_wavefronts);
+void requests_keys(json::Writer& w, const LaunchReport& r) {
+    if (!r.requests_counted) return;
+    w.field("global_load_requests", r.global_load_requests)
+        .field("global_load_sectors", r.global_load_sectors)
+        .field("global_store_requests", r.global_store_requests)
+        .field("global_store_sectors", r.global_store_sectors)
+        .field("shared_load_requests", r.shared_load_requests)
+        .field("shared_load_wavefronts", r.shared_load_wavefronts)
+        .field("shared_store_requests", r.shared_store_requests)
+        .field("shared_store_wavefronts", r.shared_store_wavefronts);
 }
 
 }  // namespace
 
+// Its keys: docs/emulator.md, "The stats line".
 void write_stats_line(const LaunchReport& r) {
     if (config().stats_path.empty()) return;
-    std::string line = "{\"kernel\": " + json_string(r.kernel) + ", \"grid\": [" + std::to_string(r.grid.x) + ", " +
-                       std::to_string(r.grid.y) + ", " + std::to_string(r.grid.z) + "], \"block\": [" +
-                       std::to_string(r.block.x) + ", " + std::to_string(r.block.y) + ", " + std::to_string(r.block.z) +
-                       "], \"error\": " + json_string(cudaGetErrorName(r.error)) +
-                       ", \"global_load_bytes\": " + std::to_string(r.global_load_bytes) +
-                       ", \"global_store_bytes\": " + std::to_string(r.global_store_bytes) +
-                       ", \"shared_load_bytes\": " + std::to_string(r.shared_load_bytes) +
-                       ", \"shared_store_bytes\": " + std::to_string(r.shared_store_bytes) +
-                       ", \"constant_load_bytes\": " + std::to_string(r.constant_load_bytes) +
-                       ", \"max_thread_load_bytes\": " + std::to_string(r.max_thread_load_bytes) +
-                       ", \"max_thread_store_bytes\": " + std::to_string(r.max_thread_store_bytes) + requests_keys(r) +
-                       ", \"allocations\": [";
-    for (size_t i = 0; i < r.allocations.size(); ++i) {
-        const AllocationTraffic& a = r.allocations[i];
-        line += (i ? ", " : "") + std::string("{\"name\": ") + json_string(a.name) +
-                ", \"bytes\": " + std::to_string(a.bytes) + ", \"load_bytes\": " + std::to_string(a.load_bytes) +
-                ", \"store_bytes\": " + std::to_string(a.store_bytes) +
-                (r.requests_counted ? ", \"load_requests\": " + std::to_string(a.load_requests) +
-                                          ", \"load_sectors\": " + std::to_string(a.load_sectors) +
-                                          ", \"store_requests\": " + std::to_string(a.store_requests) +
-                                          ", \"store_sectors\": " + std::to_string(a.store_sectors)
-                                    : std::string()) +
-                "}";
+    json::Writer w;
+    w.begin_object().field("kernel", r.kernel);
+    w.key("grid").begin_array().value(r.grid.x).value(r.grid.y).value(r.grid.z).end_array();
+    w.key("block").begin_array().value(r.block.x).value(r.block.y).value(r.block.z).end_array();
+    w.field("error", cudaGetErrorName(r.error))
+        .field("global_load_bytes", r.global_load_bytes)
+        .field("global_store_bytes", r.global_store_bytes)
+        .field("shared_load_bytes", r.shared_load_bytes)
+        .field("shared_store_bytes", r.shared_store_bytes)
+        .field("constant_load_bytes", r.constant_load_bytes)
+        .field("max_thread_load_bytes", r.max_thread_load_bytes)
+        .field("max_thread_store_bytes", r.max_thread_store_bytes);
+    requests_keys(w, r);
+    w.key("allocations").begin_array();
+    for (const AllocationTraffic& a : r.allocations) {
+        w.begin_object()
+            .field("name", a.name)
+            .field("bytes", a.bytes)
+            .field("load_bytes", a.load_bytes)
+            .field("store_bytes", a.store_bytes);
+        if (r.requests_counted)
+            w.field("load_requests", a.load_requests)
+                .field("load_sectors", a.load_sectors)
+                .field("store_requests", a.store_requests)
+                .field("store_sectors", a.store_sectors);
+        w.end_object();
     }
-    if (r.requests_counted) line += "], \"lines\": [";
-    for (size_t i = 0; i < r.line_requests.size(); ++i) {
-        const LineRequests& l = r.line_requests[i];
-        line += (i ? ", " : "") + std::string("{\"file\": ") + json_string(l.file) +
-                ", \"line\": " + std::to_string(l.line) + ", \"space\": " + (l.shared ? "\"shared\"" : "\"global\"") +
-                ", \"op\": " + (l.store ? "\"store\"" : "\"load\"") + ", \"allocation\": " + json_string(l.allocation) +
-                ", \"requests\": " + std::to_string(l.requests) + ", \"" + (l.shared ? "wavefronts" : "sectors") +
-                "\": " + std::to_string(l.sectors) + ", \"ideal\": " + std::to_string(l.ideal) + "}";
+    w.end_array();
+    if (r.requests_counted) {
+        w.key("lines").begin_array();
+        for (const LineRequests& l : r.line_requests)
+            w.begin_object()
+                .field("file", l.file)
+                .field("line", l.line)
+                .field("space", l.shared ? "shared" : "global")
+                .field("op", l.store ? "store" : "load")
+                .field("allocation", l.allocation)
+                .field("requests", l.requests)
+                .field(l.shared ? "wavefronts" : "sectors", l.sectors)
+                .field("ideal", l.ideal)
+                .end_object();
+        w.end_array();
     }
-    line += "], \"errors\": [";
-    for (size_t i = 0; i < r.diagnostics.size(); ++i) {
-        const Diagnostic& d = r.diagnostics[i];
-        line += (i ? ", " : "") + std::string("{\"kind\": ") + json_string(d.kind) +
-                ", \"message\": " + json_string(d.message) + ", \"file\": " + json_string(d.file) +
-                ", \"line\": " + std::to_string(d.line) + "}";
-    }
-    line += "]}\n";
+    w.key("errors").begin_array();
+    for (const Diagnostic& d : r.diagnostics)
+        w.begin_object()
+            .field("kind", d.kind)
+            .field("message", d.message)
+            .field("file", d.file)
+            .field("line", d.line)
+            .end_object();
+    w.end_array().end_object();
+    const std::string line = w.str() + "\n";
     FILE* f = fopen(config().stats_path.c_str(), "a");
     if (!f) {
         fprintf(stderr, "cudaemu: cannot append to CUDAEMU_STATS file '%s'\n", config().stats_path.c_str());

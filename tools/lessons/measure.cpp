@@ -17,15 +17,16 @@
 #include <cudaemu.h>
 
 #include "harness.h"
+#include "json_writer.h"
 #include "lab.h"
 
 namespace {
 
 template <typename T>
-std::string json_list(const std::vector<T>& values) {
-    std::string out = "[";
-    for (size_t i = 0; i < values.size(); ++i) out += (i ? "," : "") + std::to_string(values[i]);
-    return out + "]";
+void write_list(json::Writer& w, const std::vector<T>& values) {
+    w.begin_array();
+    for (const T& v : values) w.value(v);
+    w.end_array();
 }
 
 int positive(const char* text) {
@@ -38,23 +39,29 @@ int positive(const char* text) {
 
 // --requests: per launch, every source line's warp-level requests and its first request lane by lane (make coalescing)
 int print_requests(const Problem& p, const Run& run) {
-    std::printf("{\"correct\": %s, \"launches\": [", check_result(p, run).ok ? "true" : "false");
-    bool first_launch = true;
+    json::Writer w;
+    w.begin_object().field("correct", check_result(p, run).ok).key("launches").begin_array();
     for (const cudaemu::LaunchReport& r : cudaemu::launches()) {
-        std::printf("%s\n {\"kernel\": \"%s\", \"lines\": [", first_launch ? "" : ",", r.kernel.c_str());
-        first_launch = false;
-        for (size_t i = 0; i < r.line_requests.size(); ++i) {
-            const cudaemu::LineRequests& l = r.line_requests[i];
-            std::printf(
-                "%s\n  {\"file\": \"%s\", \"line\": %d, \"shared\": %s, \"store\": %s, \"allocation\": \"%s\", "
-                "\"requests\": %llu, \"units\": %llu, \"ideal\": %llu, \"access_bytes\": %d, \"first_request\": %s}",
-                i ? "," : "", l.file.c_str(), l.line, l.shared ? "true" : "false", l.store ? "true" : "false",
-                l.allocation.c_str(), (unsigned long long)l.requests, (unsigned long long)l.sectors,
-                (unsigned long long)l.ideal, l.access_bytes, json_list(l.first_request).c_str());
+        w.begin_object().field("kernel", r.kernel).key("lines").begin_array();
+        for (const cudaemu::LineRequests& l : r.line_requests) {
+            w.begin_object()
+                .field("file", l.file)
+                .field("line", l.line)
+                .field("shared", l.shared)
+                .field("store", l.store)
+                .field("allocation", l.allocation)
+                .field("requests", l.requests)
+                .field("units", l.sectors)
+                .field("ideal", l.ideal)
+                .field("access_bytes", l.access_bytes)
+                .key("first_request");
+            write_list(w, l.first_request);
+            w.end_object();
         }
-        std::printf("]}");
+        w.end_array().end_object();
     }
-    std::printf("]}\n");
+    w.end_array().end_object();
+    std::printf("%s\n", w.str().c_str());
     return 0;
 }
 
@@ -83,32 +90,45 @@ int main(int argc, char** argv) {
     const cudaError_t error = run.launch_error != cudaSuccess ? run.launch_error : run.sync_error;
     std::string why = error == cudaSuccess ? "" : cudaGetErrorName(error);
     if (!run.diagnostics.empty()) why += ": " + run.diagnostics.front();
-    std::string quoted;
-    for (char c : why) quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
 
-    const char* correct = totals ? "null" : check_result(p, run).ok ? "true" : "false";
-    std::printf("{\"M\": %d, \"N\": %d, \"K\": %d, \"correct\": %s, \"launches\": %d, \"failure\": \"%s\",\n", M, N, K,
-                correct, run.kernel_launches, quoted.c_str());
-    std::printf(" \"grid\": [%u, %u], \"splits\": %u, \"block\": [%u, %u],\n", grid.x, grid.y, grid.z, block.x,
-                block.y);
-    unsigned long long sectors[3] = {}, requests[3] = {};  // A and B loads, C stores: warp-level (cudaemu.h)
+    json::Writer w;
+    w.begin_object().field("M", M).field("N", N).field("K", K).key("correct");
+    if (totals)
+        w.null();
+    else
+        w.value(check_result(p, run).ok);
+    w.field("launches", run.kernel_launches).field("failure", why);
+    w.key("grid").begin_array().value(grid.x).value(grid.y).end_array();
+    w.field("splits", grid.z);
+    w.key("block").begin_array().value(block.x).value(block.y).end_array();
+    uint64_t sectors[3] = {}, requests[3] = {};  // A and B loads, C stores: warp-level (cudaemu.h)
     for (const Run::LineRequests& l : run.ABC_requests) {
         const int m = l.matrix == "A" ? 0 : l.matrix == "B" ? 1 : 2;
         sectors[m] += l.sectors, requests[m] += l.requests;
     }
-    std::printf(
-        " \"sectors\": {\"A\": %llu, \"B\": %llu, \"C\": %llu}, \"requests\": {\"A\": %llu, \"B\": %llu, "
-        "\"C\": %llu},\n",
-        sectors[0], sectors[1], sectors[2], requests[0], requests[1], requests[2]);
-    std::printf(
-        " \"read_bytes_AB\": %llu, \"read_bytes\": %llu, \"written_bytes\": %llu, \"shared_load_bytes\": %llu, "
-        "\"shared_store_bytes\": %llu%s\n",
-        (unsigned long long)run.bytes_read_AB, (unsigned long long)run.bytes_read,
-        (unsigned long long)run.bytes_written, (unsigned long long)shared_loads, (unsigned long long)shared_stores,
-        totals ? "}" : ",");
-    if (totals) return 0;
-    std::printf(" \"A_reads\": %s,\n \"B_reads\": %s,\n \"C_writes\": %s,\n \"C_writer\": %s}\n",
-                json_list(run.A_reads).c_str(), json_list(run.B_reads).c_str(), json_list(run.C_writes).c_str(),
-                json_list(run.C_writer).c_str());
+    w.key("sectors").begin_object().field("A", sectors[0]).field("B", sectors[1]).field("C", sectors[2]).end_object();
+    w.key("requests")
+        .begin_object()
+        .field("A", requests[0])
+        .field("B", requests[1])
+        .field("C", requests[2])
+        .end_object();
+    w.field("read_bytes_AB", run.bytes_read_AB)
+        .field("read_bytes", run.bytes_read)
+        .field("written_bytes", run.bytes_written)
+        .field("shared_load_bytes", shared_loads)
+        .field("shared_store_bytes", shared_stores);
+    if (!totals) {
+        w.key("A_reads");
+        write_list(w, run.A_reads);
+        w.key("B_reads");
+        write_list(w, run.B_reads);
+        w.key("C_writes");
+        write_list(w, run.C_writes);
+        w.key("C_writer");
+        write_list(w, run.C_writer);
+    }
+    w.end_object();
+    std::printf("%s\n", w.str().c_str());
     return 0;
 }

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "json_writer.h"
 #include "lab.h"
 
 #define CUBLAS_CHECK(expr)                                                                                   \
@@ -119,10 +120,17 @@ void print_info() {
     check(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev), "L2 size");
     check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev), "compute capability");
     check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev), "compute capability");
-    printf(
-        "{\"name\": \"%s\", \"compute_capability\": \"%d.%d\", \"sms\": %d, \"clock_khz\": %d, "
-        "\"memory_clock_khz\": %d, \"memory_bus_bits\": %d, \"l2_bytes\": %d}\n",
-        prop.name, major, minor, sms, clock_khz, mem_khz, bus_bits, l2);
+    json::Writer w;
+    w.begin_object()
+        .field("name", prop.name)
+        .field("compute_capability", std::to_string(major) + "." + std::to_string(minor))
+        .field("sms", sms)
+        .field("clock_khz", clock_khz)
+        .field("memory_clock_khz", mem_khz)
+        .field("memory_bus_bits", bus_bits)
+        .field("l2_bytes", l2)
+        .end_object();
+    printf("%s\n", w.str().c_str());
 }
 
 int main(int argc, char** argv) {

@@ -18,8 +18,9 @@ EMU_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(os.path.dirname(EMU_DIR))
 INCLUDE_DIR = os.path.join(EMU_DIR, "include")
 # The runtime: one object built from every common/emu/*.cpp, rebuilt when any of these files changes.
-RUNTIME_SOURCES = sorted(os.path.join(d, f) for d in (EMU_DIR, INCLUDE_DIR) for f in os.listdir(d)
-                         if f.endswith((".cpp", ".h")))
+# (and the JSON writer it shares with the course's harness)
+RUNTIME_SOURCES = sorted([os.path.join(d, f) for d in (EMU_DIR, INCLUDE_DIR) for f in os.listdir(d)
+                          if f.endswith((".cpp", ".h"))] + [os.path.join(os.path.dirname(EMU_DIR), "json_writer.h")])
 
 
 class Build:
