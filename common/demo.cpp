@@ -23,14 +23,14 @@ int main(int argc, char** argv) {
         printf("width=%d: the kernel failed: %s (%s)\n", width, cudaGetErrorName(e), cudaGetErrorString(e));
         return 1;
     }
-    if (!run.diagnostics.empty()) {
+    if (!run.findings.empty()) {
         // The emulator's report is on stderr, or, under `make labN` (CUDAEMU_QUIET), in the tests' report above.
         printf(
             "width=%d: the emulator found %zu error%s in the kernel (%s; %s): its results mean nothing "
             "until %s fixed\n",
-            width, run.diagnostics.size(), run.diagnostics.size() == 1 ? "" : "s", run.diagnostic_kinds.front().c_str(),
+            width, run.findings.size(), run.findings.size() == 1 ? "" : "s", run.findings.front().kind.c_str(),
             std::getenv("CUDAEMU_QUIET") ? "see the tests above" : "reported above",
-            run.diagnostics.size() == 1 ? "it is" : "they are");
+            run.findings.size() == 1 ? "it is" : "they are");
         return 1;
     }
     size_t wrong = 0, first = 0;

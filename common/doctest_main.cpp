@@ -3,8 +3,11 @@
 // For a person, the tests report in the course's own words (CourseReporter; --reporters=console for doctest's).
 // For the grader there is also a verdict channel that the code under test cannot write to: when CUDAGRADE_VERDICTS
 // names a file, main() reads a secret from its standard input before any test (and so any of the student's code)
-// runs, and every test case that ends leaves one JSON line in that file carrying the secret:
-//   {"kind": "test-case", "token": "...", "name": "...", "suite": "...", "status": "passed", "messages": [...]}
+// runs, and every test case that ends leaves one JSON line in that file carrying the secret (its fields: the
+// record() of VerdictListener, below):
+//   {"kind": "test-case", "token": "...", "name": "...", "suite": "...", "status": "failed", "messages": [...],
+//    "failed_checks": ["correctness"], "findings": [{"kind": "race", "file": "...", "line": ..., "message": "..."}],
+//    "findings_left_out": 0}
 // Text the student's code prints can imitate doctest's report, never this record; the grader believes only it.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
@@ -12,6 +15,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <regex>
@@ -20,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "harness.h"
 #include "json_writer.h"
 
 namespace {
@@ -27,6 +32,7 @@ namespace {
 int g_verdict_fd = -1;
 std::string g_token;
 constexpr size_t kMaxMessageBytes = 4096;  // per message; the grader caps a test's output again
+constexpr size_t kMaxFindings = 32;        // per record: a record stays small whatever the kernel does
 
 // At most kMaxMessageBytes of `s`, cut between two characters (a UTF-8 continuation byte is 10xxxxxx).
 std::string capped(const std::string& s) {
@@ -68,25 +74,63 @@ struct VerdictListener : doctest::IReporter {
     void report_query(const doctest::QueryData&) override {}
     void test_run_start() override {}
     void test_run_end(const doctest::TestRunStats&) override {}
-    void test_case_start(const doctest::TestCaseData& tc) override {
-        name_ = tc.m_name;
-        suite_ = tc.m_test_suite ? tc.m_test_suite : "";
-        messages_.clear();
-    }
-    void test_case_reenter(const doctest::TestCaseData&) override {}
-    void test_case_end(const doctest::CurrentTestCaseStats& stats) override {
-        if (g_verdict_fd < 0) return;
+    // The verdict record of the test case that ended, one JSON line; its fields, the grader's to read:
+    //   kind               "test-case"
+    //   token              the secret read from standard input (a line without it was not written here)
+    //   name, suite        the test case's name and its TEST_SUITE ("" for none)
+    //   status             "passed" or "failed"
+    //   messages           each failed check's text as the student reads it, CAPTUREd values after it
+    //   failed_checks      the harness's checks that failed (Verdict::check, harness.h), in order, each once:
+    //                      "correctness", "reads", "written once", "coalescing", "memory safety" or "host flow";
+    //                      [] when none did (also when the case failed another way: an exception)
+    //   findings           what the emulator found in the case's runs, each once, in the order found, the first
+    //                      kMaxFindings: {"kind", "file", "line", "message"} (harness.h's Finding: the kind as the
+    //                      emulator spells it, "race", "out-of-bounds", "uninitialised", ...; file "" and line 0 when
+    //                      unknown). Listed whether or not the case failed: only the memory-safety checks fail
+    //                      because of a finding; the others add findings to a failure of their own. [] where no
+    //                      emulator runs (a GPU build)
+    //   findings_left_out  how many findings there were beyond those listed
+    // Every message is cut at kMaxMessageBytes.
+    std::string record(bool passed) const {
         json::Writer w;
         w.begin_object()
             .field("kind", "test-case")
             .field("token", g_token)
             .field("name", name_)
             .field("suite", suite_)
-            .field("status", stats.testCaseSuccess ? "passed" : "failed");
+            .field("status", passed ? "passed" : "failed");
         w.key("messages").begin_array();
         for (const std::string& m : messages_) w.value(m);
-        w.end_array().end_object();
-        const std::string line = w.str() + "\n";
+        w.end_array();
+        const CaseRecord& c = case_record();
+        w.key("failed_checks").begin_array();
+        for (const std::string& check : c.failed_checks) w.value(check);
+        w.end_array();
+        w.key("findings").begin_array();
+        const size_t listed = std::min(c.findings.size(), kMaxFindings);
+        for (size_t i = 0; i < listed; ++i) {
+            const Finding& f = c.findings[i];
+            w.begin_object()
+                .field("kind", f.kind)
+                .field("file", f.file)
+                .field("line", f.line)
+                .field("message", capped(f.message))
+                .end_object();
+        }
+        w.end_array().field("findings_left_out", c.findings.size() - listed).end_object();
+        return w.str() + "\n";
+    }
+
+    void test_case_start(const doctest::TestCaseData& tc) override {
+        name_ = tc.m_name;
+        suite_ = tc.m_test_suite ? tc.m_test_suite : "";
+        messages_.clear();
+        case_record() = CaseRecord();
+    }
+    void test_case_reenter(const doctest::TestCaseData&) override {}
+    void test_case_end(const doctest::CurrentTestCaseStats& stats) override {
+        if (g_verdict_fd < 0) return;
+        const std::string line = record(stats.testCaseSuccess);
         for (size_t done = 0; done < line.size();) {
             ssize_t n = ::write(g_verdict_fd, line.data() + done, line.size() - done);
             if (n <= 0) break;

@@ -95,19 +95,28 @@ void collect_launches(Run& run) {
             if (it == run.ABC_requests.end()) it = run.ABC_requests.insert(it, {l.allocation, where});
             it->requests += l.requests, it->sectors += l.sectors, it->ideal += l.ideal;
         }
-        if (!r.refused.empty()) {
-            run.diagnostic_kinds.push_back("launch");
-            run.diagnostics.push_back("launch: " + r.refused);
-        }
-        for (const cudaemu::Diagnostic& d : r.diagnostics) {
-            run.diagnostic_kinds.push_back(d.kind);
-            run.diagnostics.push_back(d.kind + ": " + d.message);
-        }
+        if (!r.refused.empty()) run.findings.push_back({"launch", "", 0, r.refused});
+        for (const cudaemu::Diagnostic& d : r.diagnostics) run.findings.push_back({d.kind, d.file, d.line, d.message});
     }
     run.bytes_read_AB = run.bytes_read_A + run.bytes_read_B;
+    for (const Finding& f : run.findings) case_record().add_finding(f);
 }
 }  // namespace
 #endif
+
+CaseRecord& case_record() {
+    static CaseRecord record;
+    return record;
+}
+
+void CaseRecord::add_finding(const Finding& f) {
+    if (std::find(findings.begin(), findings.end(), f) == findings.end()) findings.push_back(f);
+}
+
+void CaseRecord::add_failed_check(const std::string& check) {
+    if (std::find(failed_checks.begin(), failed_checks.end(), check) == failed_checks.end())
+        failed_checks.push_back(check);
+}
 
 // Linked into every program that runs a lab through this harness: its CUDA_CHECK throws (lab_common.h).
 extern "C" void lab_cuda_check_throws() {}
@@ -184,9 +193,8 @@ namespace {
 // The emulator's findings, the first few in full: one of each is what a student needs to see.
 void append_diagnostics(std::string& out, const Run& run, const std::string& prefix) {
     const size_t shown = 3;
-    for (size_t i = 0; i < run.diagnostics.size() && i < shown; ++i) out += "\n  " + prefix + run.diagnostics[i];
-    if (run.diagnostics.size() > shown)
-        out += "\n  ... and " + std::to_string(run.diagnostics.size() - shown) + " more";
+    for (size_t i = 0; i < run.findings.size() && i < shown; ++i) out += "\n  " + prefix + run.findings[i].text();
+    if (run.findings.size() > shown) out += "\n  ... and " + std::to_string(run.findings.size() - shown) + " more";
 }
 
 // A device buffer of the host flow that is not the size of any of the three matrices in bytes, said for a student;
@@ -270,7 +278,8 @@ std::string constant_hint(const Problem& p, float got) {
 
 Verdict check_result(const Problem& p, const Run& run) {
     Verdict v;
-    if (std::string failure = run_failure(p, run); !failure.empty()) return {false, p.description + ": " + failure};
+    if (std::string failure = run_failure(p, run); !failure.empty())
+        return {false, p.description + ": " + failure, "correctness"};
     ReferenceGemm ref = reference_gemm(p.A, p.B, p.M, p.N, p.K);
     size_t wrong = 0, first = 0;
     for (size_t i = 0; i < run.C.size(); ++i) {
@@ -293,7 +302,8 @@ Verdict check_result(const Problem& p, const Run& run) {
                                          "was not copied back after it ran");
     v.ok = false;
     v.message = buf;
-    if (run.diagnostics.empty()) v.message += constant_hint(p, run.C[first]);  // a race can sum anything
+    v.check = "correctness";
+    if (run.findings.empty()) v.message += constant_hint(p, run.C[first]);  // a race can sum anything
     append_diagnostics(v.message, run, "the emulator also found ");
     return v;
 }
@@ -301,9 +311,9 @@ Verdict check_result(const Problem& p, const Run& run) {
 namespace {
 
 Verdict check_reads(const Problem& p, const Run& run, uint64_t bytes, const std::string& kernel_kind, bool exact) {
-    if (!run.measured) return {false, "memory traffic is only measured on the emulator (BACKEND=emu)"};
+    if (!run.measured) return {false, "memory traffic is only measured on the emulator (BACKEND=emu)", "reads"};
     if (Verdict r = check_result(p, run); !r.ok)
-        return {false, "traffic is only judged for a correct kernel, and this one is not: " + r.message};
+        return {false, "traffic is only judged for a correct kernel, and this one is not: " + r.message, r.check};
     bool ok = exact ? run.bytes_read_AB == bytes : run.bytes_read_AB <= bytes;
     if (ok) return {};
     // which matrix: how many times the kernel read each of its elements, on average
@@ -324,9 +334,11 @@ Verdict check_reads(const Problem& p, const Run& run, uint64_t bytes, const std:
             out += (i ? ", " : "; ") + with_commas(lines[i].bytes) + " at " + lines[i].where;
         return out + ")";
     };
-    return {false, p.description + ": your kernel read " + with_commas(run.bytes_read_AB) + " bytes of A and B; " +
-                       kernel_kind + " reads " + (exact ? "exactly " : "at most ") + with_commas(bytes) + ". " +
-                       per_matrix("A", run.A_reads) + "; " + per_matrix("B", run.B_reads)};
+    return {false,
+            p.description + ": your kernel read " + with_commas(run.bytes_read_AB) + " bytes of A and B; " +
+                kernel_kind + " reads " + (exact ? "exactly " : "at most ") + with_commas(bytes) + ". " +
+                per_matrix("A", run.A_reads) + "; " + per_matrix("B", run.B_reads),
+            "reads"};
 }
 
 }  // namespace
@@ -340,9 +352,9 @@ Verdict check_reads_exactly(const Problem& p, const Run& run, uint64_t bytes, co
 }
 
 Verdict check_written_once(const Problem& p, const Run& run) {
-    if (!run.measured) return {false, "kernel stores are only counted on the emulator (BACKEND=emu)"};
+    if (!run.measured) return {false, "kernel stores are only counted on the emulator (BACKEND=emu)", "written once"};
     if (Verdict r = check_result(p, run); !r.ok)
-        return {false, "stores are only judged for a correct kernel, and this one is not: " + r.message};
+        return {false, "stores are only judged for a correct kernel, and this one is not: " + r.message, r.check};
     size_t never = 0, many = 0, first_never = 0, first_many = 0;
     for (size_t i = 0; i < run.C_writes.size(); ++i) {
         if (run.C_writes[i] == 0 && !never++) first_never = i;
@@ -350,20 +362,25 @@ Verdict check_written_once(const Problem& p, const Run& run) {
     }
     const uint64_t c_bytes = uint64_t(p.M) * p.N * sizeof(float);
     if (never)
-        return {false, p.description + ": " + with_commas(never) +
-                           " elements of C were not written by kernel code, "
-                           "the first C[" +
-                           std::to_string(first_never / p.N) + "][" + std::to_string(first_never % p.N) +
-                           "] — C must be computed on the device by your kernel, not copied there from the host"};
+        return {false,
+                p.description + ": " + with_commas(never) +
+                    " elements of C were not written by kernel code, "
+                    "the first C[" +
+                    std::to_string(first_never / p.N) + "][" + std::to_string(first_never % p.N) +
+                    "] — C must be computed on the device by your kernel, not copied there from the host",
+                "written once"};
     if (many)
-        return {false, p.description + ": " + with_commas(many) +
-                           " elements of C were stored more than once, the first C[" +
-                           std::to_string(first_many / p.N) + "][" + std::to_string(first_many % p.N) + "] " +
-                           std::to_string(run.C_writes[first_many]) +
-                           " times — accumulate in a register and store each element once"};
+        return {false,
+                p.description + ": " + with_commas(many) + " elements of C were stored more than once, the first C[" +
+                    std::to_string(first_many / p.N) + "][" + std::to_string(first_many % p.N) + "] " +
+                    std::to_string(run.C_writes[first_many]) +
+                    " times — accumulate in a register and store each element once",
+                "written once"};
     if (run.bytes_written != c_bytes)
-        return {false, p.description + ": your kernel stored " + with_commas(run.bytes_written) +
-                           " bytes to global memory; C is " + with_commas(c_bytes) + " bytes, stored once"};
+        return {false,
+                p.description + ": your kernel stored " + with_commas(run.bytes_written) +
+                    " bytes to global memory; C is " + with_commas(c_bytes) + " bytes, stored once",
+                "written once"};
     return {};
 }
 
@@ -431,9 +448,9 @@ Sectors tile_mapping_sectors(const Problem& p, int BM, int BN, int BK) {
 
 Verdict check_coalesced(const Problem& p, const Run& run, const Sectors& taught, const std::string& mapping,
                         const std::string& advice) {
-    if (!run.measured) return {false, "sectors are only counted on the emulator (BACKEND=emu)"};
+    if (!run.measured) return {false, "sectors are only counted on the emulator (BACKEND=emu)", "coalescing"};
     if (Verdict r = check_result(p, run); !r.ok)
-        return {false, "coalescing is only judged for a correct kernel, and this one is not: " + r.message};
+        return {false, "coalescing is only judged for a correct kernel, and this one is not: " + r.message, r.check};
     struct Matrix {
         const char* name;
         uint64_t taught_sectors, taught_bytes, bytes;
@@ -464,19 +481,19 @@ Verdict check_coalesced(const Problem& p, const Run& run, const Sectors& taught,
                (store ? "" : std::string(m.name) + " with ") + per + bytes;
     }
     if (out.empty()) return {};
-    return {false, out + " — " + advice};
+    return {false, out + " — " + advice, "coalescing"};
 }
 
 Verdict check_clean(const Problem& p, const Run& run) {
-    if (!run.measured) return {false, "memory safety is only checked on the emulator (BACKEND=emu)"};
-    if (!run.diagnostics.empty() || run.launch_error != cudaSuccess || run.sync_error != cudaSuccess) {
+    if (!run.measured) return {false, "memory safety is only checked on the emulator (BACKEND=emu)", "memory safety"};
+    if (!run.findings.empty() || run.launch_error != cudaSuccess || run.sync_error != cudaSuccess) {
         std::string out = p.description + ":";
-        if (run.diagnostics.empty()) out += " " + run_failure(p, run);
+        if (run.findings.empty()) out += " " + run_failure(p, run);
         append_diagnostics(out, run, "");
-        return {false, out};
+        return {false, out, "memory safety"};
     }
     if (Verdict r = check_result(p, run); !r.ok)
-        return {false, "memory safety is only judged for a correct kernel, and this one is not: " + r.message};
+        return {false, "memory safety is only judged for a correct kernel, and this one is not: " + r.message, r.check};
     return {};
 }
 
@@ -529,24 +546,29 @@ Run run_host_flow(const Problem& p, HostMatmulFn fn) {
 }
 
 Verdict check_host_flow_clean(const Problem& p, const Run& run) {
-    if (run.entry_missing) return {false, p.description + ": " + run_failure(p, run)};
-    if (!run.measured) return {false, "device buffers are only tracked on the emulator (BACKEND=emu)"};
-    if (std::string sizes = buffer_size_problem(p, run); !sizes.empty()) return {false, p.description + ": " + sizes};
+    if (run.entry_missing) return {false, p.description + ": " + run_failure(p, run), "host flow"};
+    if (!run.measured) return {false, "device buffers are only tracked on the emulator (BACKEND=emu)", "host flow"};
+    if (std::string sizes = buffer_size_problem(p, run); !sizes.empty())
+        return {false, p.description + ": " + sizes, "host flow"};
     // a function a failed CUDA_CHECK stopped has not reached its cudaFree calls: no leak to report
     if (std::string failure = run_failure(p, run); !failure.empty())
-        return {false, "memory safety is only judged for a correct kernel, and this one is not: " + p.description +
-                           ": " + failure};
+        return {
+            false,
+            "memory safety is only judged for a correct kernel, and this one is not: " + p.description + ": " + failure,
+            "correctness"};
     for (const Run::DeviceBuffer& buf : run.device_buffers)
         if (!buf.freed)
-            return {false, p.description + ": the " + with_commas(buf.bytes) + " bytes from " + buf.where +
-                               " were never freed: cudaFree every device buffer before returning (a program that "
-                               "calls the function in a loop would run out of GPU memory)"};
-    if (!run.diagnostics.empty()) {
+            return {false,
+                    p.description + ": the " + with_commas(buf.bytes) + " bytes from " + buf.where +
+                        " were never freed: cudaFree every device buffer before returning (a program that "
+                        "calls the function in a loop would run out of GPU memory)",
+                    "host flow"};
+    if (!run.findings.empty()) {
         std::string out = p.description + ":";
         append_diagnostics(out, run, "");
-        return {false, out};
+        return {false, out, "memory safety"};
     }
     if (Verdict r = check_result(p, run); !r.ok)
-        return {false, "memory safety is only judged for a correct kernel, and this one is not: " + r.message};
+        return {false, "memory safety is only judged for a correct kernel, and this one is not: " + r.message, r.check};
     return {};
 }

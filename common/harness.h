@@ -26,6 +26,19 @@ Problem constant_problem(int M, int N, int K, float a, float b);  // every A ele
 Problem counting_problem(int M, int N, int K);                    // A and B hold 1, 2, 3, ... in row-major order
 Problem random_problem(int M, int N, int K, uint32_t seed);       // uniform in [-1, 1); A is not Bᵀ
 
+// One thing the emulator found in a run (cudaemu.h's Diagnostic, as the harness keeps it).
+struct Finding {
+    std::string kind;     // the emulator's: "race", "out-of-bounds", "barrier", "uninitialised", "misaligned",
+                          // "timeout", ... (cudaemu.h); "launch" for a launch a GPU would refuse
+    std::string file;     // the source file it points at, as compiled ("" when unknown)
+    int line = 0;         // 0 when unknown
+    std::string message;  // one line, for a person
+    std::string text() const { return kind + ": " + message; }  // how a student reads it: "race: race on ..."
+    bool operator==(const Finding& o) const {
+        return kind == o.kind && file == o.file && line == o.line && message == o.message;
+    }
+};
+
 struct Run {
     std::vector<float> C;                    // copied back; NaN where nothing was written
     cudaError_t launch_error = cudaSuccess;  // cudaGetLastError() after matmul() returned
@@ -53,9 +66,8 @@ struct Run {
         std::string where;                 // "kernel.cu:36"
         uint64_t requests = 0, sectors = 0, ideal = 0;
     };
-    std::vector<LineRequests> ABC_requests;     // loads of A and B, stores of C, per source line
-    std::vector<std::string> diagnostic_kinds;  // "race", "out-of-bounds", ...
-    std::vector<std::string> diagnostics;       // one line each, with file:line
+    std::vector<LineRequests> ABC_requests;  // loads of A and B, stores of C, per source line
+    std::vector<Finding> findings;           // every launch's, in order
     // run_host_flow only:
     std::string entry = "matmul()";             // the student's function the run called
     bool entry_missing = false;                 // the kernel.cu does not define it
@@ -84,6 +96,10 @@ Run run_host_flow(const Problem& p, HostMatmulFn fn);
 struct Verdict {
     bool ok = true;
     std::string message;  // empty when ok
+    // The check that failed ("" when ok): "correctness", "reads", "written once", "coalescing", "memory safety" or
+    // "host flow" (lab 1's device buffers). A check that is only judged for a correct kernel names "correctness"
+    // when the kernel's results are wrong.
+    std::string check;
 };
 
 Verdict check_result(const Problem& p, const Run& run);
@@ -123,3 +139,14 @@ Verdict check_clean(const Problem& p, const Run& run);
 Verdict check_host_flow_clean(const Problem& p, const Run& run);
 
 std::string with_commas(uint64_t n);  // 64704 -> "64,704"
+
+// What the test case running now found, for its verdict record (doctest_main.cpp writes it when the case ends and
+// starts a new one when the next case starts): every run adds its findings, and lab_tests.h's expect() the check of
+// each verdict that failed; each once.
+struct CaseRecord {
+    std::vector<Finding> findings;           // in the order found; none where no emulator runs (a GPU build)
+    std::vector<std::string> failed_checks;  // in the order they failed: Verdict::check
+    void add_finding(const Finding& f);
+    void add_failed_check(const std::string& check);
+};
+CaseRecord& case_record();

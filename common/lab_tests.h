@@ -24,8 +24,12 @@ inline uint64_t block_tile_floats(const Problem& p, int bm, int bn) {
     return uint64_t(p.M) * p.K * ceil_div(p.N, bn) + uint64_t(p.K) * p.N * ceil_div(p.M, bm);
 }
 
-// One doctest check per verdict, so a failure is reported once with the whole story.
-inline void expect(const Verdict& v) { CHECK_MESSAGE(v.ok, v.message); }
+// One doctest check per verdict, so a failure is reported once with the whole story; the test case's verdict record
+// names the check that failed (case_record()).
+inline void expect(const Verdict& v) {
+    if (!v.ok) case_record().add_failed_check(v.check);
+    CHECK_MESSAGE(v.ok, v.message);
+}
 
 // Checks the problems in order and stops at the first wrong one: one clear failure beats ten similar ones.
 inline void expect_correct(const std::vector<Problem>& problems) {
@@ -50,6 +54,7 @@ inline void expect_constant_case(int width) {
     const float want = 2.0f * float(width);
     size_t off = 0;
     for (float c : run.C) off += (c != want);
+    if (off) case_record().add_failed_check("correctness");
     CHECK_MESSAGE(off == 0, off << " values differ from exactly " << want);
 }
 
@@ -62,6 +67,7 @@ inline void expect_counting_case() {
     if (!v.ok) return;
     float want = 0;
     for (int k = 0; k < 4; ++k) want += p.A[k] * p.B[size_t(k) * 4];
+    if (run.C[0] != want) case_record().add_failed_check("correctness");
     CHECK_MESSAGE(run.C[0] == want, "C[0][0] is " << run.C[0] << ", want " << want);
 }
 

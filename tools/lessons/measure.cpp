@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
     // a kernel that failed leaves no element counts; what the tools can show then is why it failed
     const cudaError_t error = run.launch_error != cudaSuccess ? run.launch_error : run.sync_error;
     std::string why = error == cudaSuccess ? "" : cudaGetErrorName(error);
-    if (!run.diagnostics.empty()) why += ": " + run.diagnostics.front();
+    if (!run.findings.empty()) why += ": " + run.findings.front().text();
 
     json::Writer w;
     w.begin_object().field("M", M).field("N", N).field("K", K).key("correct");
