@@ -57,7 +57,7 @@ def grade_lab(lab, kernel, backend, work_dir, make_sandbox=None):
             else:
                 try:
                     v = run_test_case(bins["tests"], name, sandbox)
-                    out.append(TestResult(lab, name, suite, v.status, v.output, v.findings))
+                    out.append(TestResult(lab, name, suite, v.status, v.output, v.findings, v.failed_checks))
                 except SandboxLimit as e:
                     stopped = str(e)
                     out.append(TestResult(lab, name, suite, Status.STOPPED, stopped))

@@ -43,7 +43,8 @@ class TestResult:
     suite: str  # "correctness", "traffic" or "memory safety"
     status: Status
     output: str = ""
-    findings: tuple = ()
+    findings: tuple = ()       # Finding (kind, file, line): what the emulator found in the test's runs
+    failed_checks: tuple = ()  # the harness's checks that failed ("correctness", "memory safety", ...)
     visibility: str = "visible"
     # set by scoring.score()
     max_score: float = 0.0

@@ -60,7 +60,8 @@ def stat_regular(f):
 class Verdict:
     status: Status
     output: str
-    findings: tuple = ()
+    findings: tuple = ()       # Finding (kind, file, line), as the record carries them
+    failed_checks: tuple = ()  # "correctness", "reads", "written once", "coalescing", "memory safety", "host flow"
 
 
 def findings_of(record):
@@ -118,4 +119,6 @@ def run_test_case(binary, name, sandbox=None):
     passed = record.get("status") == "passed" and proc.returncode == 0
     if not passed and not messages:
         messages.append(stderr or "failed (exit code %d)" % proc.returncode)
-    return Verdict(Status.PASSED if passed else Status.FAILED, cap_output("\n".join(messages)), findings_of(record))
+    checks = record.get("failed_checks") if isinstance(record.get("failed_checks"), list) else []
+    return Verdict(Status.PASSED if passed else Status.FAILED, cap_output("\n".join(messages)), findings_of(record),
+                   tuple(c for c in checks if isinstance(c, str)))

@@ -1,13 +1,16 @@
 """The verdict record (common/doctest_main.cpp) says what failed without English: a known-wrong lab 3 kernel, built
 with the emulator as the grader builds it, leaves records whose findings name the race with its file and line, and
 whose failed_checks name the check; the reference kernel leaves none. Needs what the emulator needs (clang, LLVM,
-doctest-dev); run from the repository root: pytest-3 tests/grader/test_verdict_findings.py"""
-import importlib.util
+doctest-dev); run from the repository root: pytest-3 tests/course/test_verdicts.py"""
 import os
 import secrets
 import subprocess
 
 import pytest
+
+from course import runner
+from course.results import Finding, Status
+from course.toolchain import Toolchain
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LAB = "lab3-boundary"
@@ -17,24 +20,12 @@ MEMORY_SAFETY = "no race, divergent barrier, uninitialised shared read or out-of
 CORRECTNESS = "width=34 with A = 1, B = 2: every value is 68.0"
 
 
-def load_labtool():
-    # Loaded from its path for now: the package the grader's modules are moving into does not exist yet. Import it
-    # from there once it does.
-    spec = importlib.util.spec_from_file_location("labtool", os.path.join(ROOT, "grader", "labtool.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-labtool = load_labtool()
-
-
 def build(kernel):
     """The lab's test program against `kernel` (a path from the root), built for the emulator as `make labN` and the
     grader build it; diagnostics name the kernel by that path."""
     name = os.path.splitext(os.path.basename(kernel))[0]
     out_dir = os.path.join(ROOT, "build", "emu", LAB, "verdict-findings-" + name)
-    bins = labtool.Toolchain("emu").build_lab(LAB, os.path.join(ROOT, kernel), out_dir, shown_as=kernel,
+    bins = Toolchain("emu").build_lab(LAB, os.path.join(ROOT, kernel), out_dir, shown_as=kernel,
                                               with_demo=False)
     return bins["tests"]
 
@@ -47,8 +38,8 @@ def record_of(binary, name):
     token = secrets.token_hex(16)
     subprocess.run([binary, "--test-case=" + name.replace(",", "\\,"), "--reporters=xml", "--no-version"],
                    input=token + "\n", capture_output=True, text=True, timeout=600, cwd=ROOT,
-                   env=dict(labtool.test_env(), CUDAGRADE_VERDICTS=verdicts))
-    record, why_none = labtool.read_verdicts(verdicts, token, name)
+                   env=dict(runner.test_env(), CUDAGRADE_VERDICTS=verdicts))
+    record, why_none = runner.read_verdicts(verdicts, token, name)
     assert record is not None, why_none
     return record
 
@@ -96,3 +87,13 @@ def test_the_reference_kernel_leaves_no_findings():
     assert record["failed_checks"] == []
     assert record["findings"] == []
     assert record["messages"] == []
+
+
+def test_the_grader_reads_the_findings_and_the_failed_checks(wrong_binary):
+    """What grading keeps of a test: its status, the findings as (kind, file, line) and the checks that failed, all
+    from the record, none from the text."""
+    verdict = runner.run_test_case(wrong_binary, MEMORY_SAFETY)
+    store = line_of(WRONG, "As[ty][tx] = A[row * K + a_col];")
+    assert verdict.status is Status.FAILED
+    assert verdict.findings == (Finding("race", WRONG, store),)
+    assert verdict.failed_checks == ("memory safety",)
