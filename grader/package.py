@@ -38,7 +38,7 @@ SETUP_SH = """#!/usr/bin/env bash
 # Gradescope runs this once, when it builds the autograder's image: the Debian packages the course needs.
 set -euo pipefail
 cd "$(dirname "$0")"
-tools/install-deps
+tools/install-deps grader
 """
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash

@@ -17,7 +17,7 @@ format:
 	@$(CLANG_FORMAT) -i $(FORMAT_SOURCES)
 
 test-format:
-	@command -v $(CLANG_FORMAT) >/dev/null || { echo "test-format: $(CLANG_FORMAT) not found (tools/install-deps)" >&2; exit 1; }
+	@command -v $(CLANG_FORMAT) >/dev/null || { echo "test-format: $(CLANG_FORMAT) not found (tools/install-deps all)" >&2; exit 1; }
 	@$(CLANG_FORMAT) --dry-run -Werror $(FORMAT_SOURCES) 2>&1 | head -20; \
 	  $(CLANG_FORMAT) --dry-run -Werror $(FORMAT_SOURCES) >/dev/null 2>&1 && \
 	  echo "test-format: $(words $(FORMAT_SOURCES)) sources are laid out as .clang-format says"

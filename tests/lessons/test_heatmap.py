@@ -38,7 +38,7 @@ class HeatmapPictures(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         if not shutil.which("chromium"):
-            raise RuntimeError("chromium is missing; tools/install-deps installs it (Debian package chromium)")
+            raise RuntimeError("chromium is missing; tools/install-deps all installs it (Debian package chromium)")
         cls.tmp = tempfile.mkdtemp()
         cls.images = {}
         for lab, kernel in [("lab3-boundary", "solutions/lab3-boundary/kernel.cu"),
