@@ -53,7 +53,7 @@ test-nvcc:
 	@$(PYTHON) -m grader.selftest --nvcc-only
 
 bench-emu:
-	@$(PYTHON) tools/bench-emu
+	@$(PYTHON) tools/bench-emu/run.py
 
 clean:
 	rm -rf build

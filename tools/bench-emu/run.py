@@ -3,7 +3,7 @@
 
 Emulated GFLOP/s (2·n³ per launch) at n = 64, 256, 512, with every check on (the default build), with warp-level
 requests counted as well (CUDAEMU_REQUESTS=1), and with the checks off (emucc --no-checks), and in the same run Numba's simulator (Debian python3-numba, NUMBA_ENABLE_CUDASIM=1) on the
-same kernel at n = 64; then a warp-shuffle sum reduction (tools/bench_emu_reduce.cu: __shfl_down_sync within each
+same kernel at n = 64; then a warp-shuffle sum reduction (tools/bench-emu/reduce.cu: __shfl_down_sync within each
 warp, shared memory across warps) of REDUCE_N ints, checks on and off. Writes build/bench-emu/results.csv and
 build/bench-emu/reduce.csv. A benchmark: it reports, it asserts nothing.
 """
@@ -12,7 +12,8 @@ import os
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
 OUT = os.path.join(ROOT, "build", "bench-emu")
 LAB = os.path.join(ROOT, "labs", "lab3-boundary")
 SIZES = [(64, 5), (256, 2), (512, 1)]  # n, repetitions (the fastest is kept)
@@ -22,7 +23,7 @@ REDUCE_N, REDUCE_REPS = 1 << 18, 3
 def build(name, extra):
     exe = os.path.join(OUT, name)
     cmd = [os.path.join(ROOT, "common", "emu", "emucc"), "-O2", "-I", os.path.join(ROOT, "common"), "-I", LAB,
-           "-o", exe, os.path.join(ROOT, "tools", "bench_emu_driver.cpp"), os.path.join(ROOT, "common", "harness.cpp"),
+           "-o", exe, os.path.join(HERE, "driver.cpp"), os.path.join(ROOT, "common", "harness.cpp"),
            os.path.join(ROOT, "common", "reference_gemm.cpp"),
            os.path.join(ROOT, "solutions", "lab3-boundary", "kernel.cu")] + extra
     subprocess.run(cmd, check=True)
@@ -32,7 +33,7 @@ def build(name, extra):
 def build_reduce(name, extra):
     exe = os.path.join(OUT, name)
     subprocess.run([os.path.join(ROOT, "common", "emu", "emucc"), "-O2", "-o", exe,
-                    os.path.join(ROOT, "tools", "bench_emu_reduce.cu")] + extra, check=True)
+                    os.path.join(HERE, "reduce.cu")] + extra, check=True)
     return exe
 
 
@@ -57,7 +58,7 @@ def main():
     numba_s = None
     try:
         numba_s = timed(["/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable,
-                         os.path.join(ROOT, "tools", "numba_tiled.py"), "64"],
+                         os.path.join(HERE, "numba_tiled.py"), "64"],
                         env=dict(os.environ, NUMBA_ENABLE_CUDASIM="1"))
     except (subprocess.CalledProcessError, FileNotFoundError) as e:
         print("bench-emu: Numba's simulator did not run (apt-get install python3-numba): %s" % e, file=sys.stderr)

@@ -1,4 +1,4 @@
-// bench_emu_reduce.cu — times a warp-shuffle sum reduction on the emulator: `bench_emu_reduce N REPS` prints
+// reduce.cu — times a warp-shuffle sum reduction on the emulator: `bench_emu_reduce N REPS` prints
 // "N seconds" (the fastest of REPS launches, after a warm-up launch) and exits 1 if the sum is wrong.
 //
 // Each block of 256 threads sums its elements with __shfl_down_sync (five steps per warp), combines the eight warp

@@ -1,6 +1,6 @@
 """The lab 3 reference kernel (16×16 boundary-safe tiles) in Numba, run by Numba's CUDA simulator.
 
-    NUMBA_ENABLE_CUDASIM=1 python3 tools/numba_tiled.py N     prints "N seconds" (one launch, synchronised)
+    NUMBA_ENABLE_CUDASIM=1 python3 tools/bench-emu/numba_tiled.py N     prints "N seconds" (one launch, synchronised)
 """
 import math
 import sys

@@ -1,4 +1,4 @@
-// bench_emu_driver.cpp — times a lab's matmul() on the emulator: `driver N REPS` prints "N seconds".
+// driver.cpp — times a lab's matmul() on the emulator: `driver N REPS` prints "N seconds".
 //
 // The first launch of a program starts the emulator's worker pool; a small warm-up launch keeps that out of the
 // timing. Each size is run REPS times and the fastest run is reported.
