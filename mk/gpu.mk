@@ -1,4 +1,4 @@
-# mk/gpu.mk: measuring kernels on a real GPU (tools/perf/gputool.py). Each target says so in one line and exits
+# mk/gpu.mk: measuring kernels on a real GPU (python3 -m tools.perf.gputool). Each target says so in one line and exits
 # non-zero when no GPU is usable.
 #
 #   make bench [LAB=N KERNEL=file | SUBMISSION=dir]   GFLOP/s of every lab's reference (and yours) next to cuBLAS
@@ -9,7 +9,7 @@
 #   make sanitize-catalogue                            the grader's known-wrong kernels through the same four tools
 #   make autotune [SIZE=n] [WIDE=1] [ONLY=BN=256,...]  sweeps lab 6's tile shape (-D LAB6_...), fastest first
 
-GPUTOOL := $(PYTHON) tools/perf/gputool.py
+GPUTOOL := $(PYTHON) -m tools.perf.gputool
 lab_flag = $(if $(LAB),--lab $(LAB))
 kernel_flag = $(if $(KERNEL),--kernel $(KERNEL))
 

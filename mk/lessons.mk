@@ -1,4 +1,4 @@
-# mk/lessons.mk: the lessons' tools (tools/lesson), included by the top-level Makefile.
+# mk/lessons.mk: the lessons' tools (python3 -m tools.lessons), included by the top-level Makefile.
 #
 #   make traffic M=55 K=48 N=43 TILE=16   grid, phases, bytes read and written, FLOPs, intensity (naive vs tiled)
 #        LAB=5 instead of TILE            the same for that lab's block tile and register tiles (labs 2-6)
@@ -13,7 +13,7 @@
 #        REVEAL=1                         the answers to the wrong ones now, not a hint first
 #   make test-lessons                     the tools' own tests (part of make test)
 
-LESSON := $(PYTHON) tools/lesson
+LESSON := $(PYTHON) -m tools.lessons
 
 .PHONY: traffic trace heatmap coalescing answers test-lessons
 

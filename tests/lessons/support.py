@@ -13,11 +13,11 @@ def run(argv, **kwargs):
 
 
 def lesson(*argv):
-    return run([sys.executable, os.path.join(ROOT, "tools", "lesson")] + list(argv))
+    return run([sys.executable, "-m", "tools.lessons"] + list(argv))
 
 
 def assert_usage_error(test, command, argv, why):
-    """`tools/lesson command argv` fails with status 2, printing nothing but one line of stderr: why, then the
+    """`python3 -m tools.lessons command argv` fails with status 2, printing nothing but one line of stderr: why, then the
     command's usage."""
     proc = lesson(command, *argv)
     test.assertEqual(proc.returncode, 2)
@@ -30,7 +30,7 @@ def assert_usage_error(test, command, argv, why):
 def build_all(builds):
     """Builds measuring programs, {key: (lab, kernel, tile)} -> {key: program}. The first alone, so that the
     objects every build shares are made once, then the rest side by side."""
-    import emulator
+    from tools.lessons import emulator
     keys = list(builds)
     programs = {keys[0]: emulator.build(*builds[keys[0]])}
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
@@ -41,7 +41,7 @@ def build_all(builds):
 
 def staged_kernel(name, text):
     """A kernel file made by a test (a reference with its shape fixed, say), as build/lessons/staged/<name>."""
-    import emulator
+    from tools.lessons import emulator
     path = os.path.join(emulator.BUILD, "staged", name)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     emulator.write_if_changed(path, text)
@@ -51,6 +51,6 @@ def staged_kernel(name, text):
 def lab6_shape_defines(**changes):
     """The -D LAB6_... macros of the lab 6 reference, as #define lines: lab.h's shape with `changes`, which the
     reference then takes for every problem instead of choosing a tile."""
-    import calculator
+    from tools.lessons import calculator
     constants = dict(calculator.lab_constants(6), **changes)
     return "".join("#define LAB6_%s %d\n" % kv for kv in sorted(constants.items()))

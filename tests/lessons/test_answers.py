@@ -6,10 +6,10 @@ import unittest
 
 from support import ROOT, assert_usage_error, lesson
 
-import answers
-import calculator as calc
-import emulator
-from lesson_marks import Question, lesson_of_lab, read_marks, read_questions
+from tools.lessons import answers
+from tools.lessons import calculator as calc
+from tools.lessons import emulator
+from tools.lessons.lesson_marks import Question, lesson_of_lab, read_marks, read_questions
 
 LAB = "lab3-boundary"
 

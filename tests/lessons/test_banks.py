@@ -13,9 +13,9 @@ import unittest
 
 from support import ROOT, build_all, lab6_shape_defines, staged_kernel
 
-import banks
-import calculator as calc
-import emulator
+from tools.lessons import banks
+from tools.lessons import calculator as calc
+from tools.lessons import emulator
 
 SOLUTIONS = {lab: os.path.join(ROOT, "solutions", emulator.lab_folder(lab), "kernel.cu") for lab in (5, 6)}
 WORKERS = 2  # the emulator's multiprocessors: the lab 6 reference sizes its split of K by them

@@ -7,7 +7,7 @@ import unittest
 
 from support import ROOT, assert_usage_error, lesson
 
-import calculator as calc
+from tools.lessons import calculator as calc
 
 SOLUTION = os.path.join(ROOT, "solutions", "lab1-naive", "kernel.cu")
 ROW_FROM_X = os.path.join(ROOT, "grader", "catalogue", "lab1", "row_from_x.cu")
@@ -71,7 +71,7 @@ class Coalescing(unittest.TestCase):
         self.assertIn("16 sectors of 32 bytes (2 would do)", self.row_from_x.stdout)
 
     def test_a_kernel_that_touches_no_global_memory_gets_one_line(self):
-        import emulator
+        from tools.lessons import emulator
         skeleton = emulator.toolchain.skeleton("lab1-naive")  # as handed out: TODOs, no accesses
         proc = lesson("coalescing", "LAB=1", "KERNEL=" + skeleton, "M=8", "K=8", "N=8")
         self.assertEqual(proc.returncode, 1)

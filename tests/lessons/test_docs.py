@@ -11,9 +11,9 @@ import unittest
 
 from support import ROOT, run
 
-import answers
-import emulator
-from lesson_marks import (MarkError, encode_question, lesson_files, lesson_number, lesson_of_lab, read_marks,
+from tools.lessons import answers
+from tools.lessons import emulator
+from tools.lessons.lesson_marks import (MarkError, encode_question, lesson_files, lesson_number, lesson_of_lab, read_marks,
                           read_questions, wrong_numbers)
 
 FIGURE = re.compile(r"!\[[^\]]*\]\((img/[^)]+\.svg)\)")

@@ -10,9 +10,9 @@ from support import ROOT, assert_usage_error, run
 
 import svgrender
 
-import calculator as calc
-import emulator
-import heatmap
+from tools.lessons import calculator as calc
+from tools.lessons import emulator
+from tools.lessons import heatmap
 
 M, K, N = 40, 24, 36  # partial edge blocks on the right and at the bottom, and a partial last phase
 TILE = 16

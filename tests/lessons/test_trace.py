@@ -3,8 +3,8 @@ import unittest
 
 from support import assert_usage_error, run
 
-import calculator as calc
-import phase_trace
+from tools.lessons import calculator as calc
+from tools.lessons import phase_trace
 
 
 class Simulation(unittest.TestCase):

@@ -4,8 +4,8 @@ import unittest
 
 from support import ROOT, assert_usage_error, build_all, run
 
-import calculator as calc
-import emulator
+from tools.lessons import calculator as calc
+from tools.lessons import emulator
 
 LAB3_SOLUTION = os.path.join(ROOT, "solutions", "lab3-boundary", "kernel.cu")
 LAB1_SOLUTION = os.path.join(ROOT, "solutions", "lab1-naive", "kernel.cu")

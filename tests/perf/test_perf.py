@@ -11,10 +11,10 @@ import unittest
 import xml.etree.ElementTree as ET
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import gputool
-import perfdata
-import requests_ncu
-import svgplot
+from tools.perf import gputool
+from tools.perf import perfdata
+from tools.perf import requests_ncu
+from tools.perf import svgplot
 import svgrender
 
 # What gemm_bench --info printed on an H100 SXM (CUDA 13.0).

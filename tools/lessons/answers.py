@@ -14,8 +14,8 @@ import json
 import os
 import re
 
-from calculator import format_number, matches, parse_number, quantities
-from lesson_marks import ROOT, read_marks, read_questions
+from .calculator import format_number, matches, parse_number, quantities
+from .lesson_marks import ROOT, read_marks, read_questions
 
 ANSWER_LINE = re.compile(r"^\s*(\d+\.\d+)\s*=(.*)$")
 NUMBER_AND_UNIT = re.compile(r"^\s*([-+]?(?:\d[\d,_]*)?\.?\d+)\s*(.*?)\s*\.?$")

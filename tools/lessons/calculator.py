@@ -15,15 +15,12 @@ emulator tests all agree with one piece of arithmetic.
 """
 import functools
 import os
-import sys
 from dataclasses import dataclass
 
-import banks  # the references' shared-memory requests, lane by lane
+from . import banks  # the references' shared-memory requests, lane by lane
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-if ROOT not in sys.path:  # run as a script (tools/lesson): the course package is at the root
-    sys.path.insert(0, ROOT)
-from course import labs  # noqa: E402  (the Lab model: each lab.h's constants, from the compiler)
+from course import labs  # the Lab model: each lab.h's constants, from the compiler
 
 FLOAT_BYTES = 4
 WARP_SIZE = 32

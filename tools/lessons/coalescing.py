@@ -10,7 +10,7 @@ floats from the request's first; none when every bank serves one word.
 """
 import os
 
-from banks import BANKS, WARP_SIZE, WORD_BYTES, ideal, wavefronts
+from .banks import BANKS, WARP_SIZE, WORD_BYTES, ideal, wavefronts
 
 SECTOR = 32
 MAX_BANK_ROWS = 8  # a 32-way conflict would take 32 rows: the first few show the pattern

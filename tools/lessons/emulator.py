@@ -8,13 +8,10 @@ import json
 import os
 import re
 import subprocess
-import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-if ROOT not in sys.path:  # run as a script (tools/lesson): the course package is at the root
-    sys.path.insert(0, ROOT)
-from course import labs, toolchain  # noqa: E402  (the Lab model; the Toolchain compiles and links for the emulator)
+from course import labs, toolchain  # the Lab model; the Toolchain compiles and links for the emulator
 
 BuildError = toolchain.BuildError  # what build() raises when the kernel does not compile
 BUILD = os.path.join(ROOT, "build", "lessons")

@@ -23,7 +23,7 @@ reason in its mark, base64-encoded JSON so that nobody reads them by accident wh
     7. <!-- question 1.7: eyJjaG9pY2UiOiAiQiIsIC4uLn0= --> Why ...? (A) ... (B) ... (C) ...
 
     {"choice": "B", "hint": "...", "why": "..."}   or   {"keywords": [["race", "hazard"], ["barrier"]], ...}
-    (every group of keywords needs one of its words in the answer). `python3 tools/lessons/lesson_marks.py encode
+    (every group of keywords needs one of its words in the answer). `python3 -m tools.lessons.lesson_marks encode
     JSON` prints the mark's payload; `decode` reads one back.
 
 Any lesson labs/labN-topic/lesson.md can carry them; `make test` checks every mark in every lesson.
@@ -35,7 +35,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from calculator import GPU_QUANTITIES, BlockShape, BlockTile, Shape, matches, quantities
+from .calculator import GPU_QUANTITIES, BlockShape, BlockTile, Shape, matches, quantities
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MARK = re.compile(r"<!--\s*(check|exercise|question)\b(.*?)-->")
@@ -251,4 +251,4 @@ if __name__ == "__main__":
     elif len(sys.argv) == 3 and sys.argv[1] == "decode":
         print(json.dumps(decode_question(sys.argv[2]), ensure_ascii=False, indent=2))
     else:
-        sys.exit("usage: lesson_marks.py encode JSON | decode PAYLOAD")
+        sys.exit("usage: python3 -m tools.lessons.lesson_marks encode JSON | decode PAYLOAD")

@@ -4,7 +4,7 @@ The inputs are small whole numbers, so every value can be checked by hand: A and
 order, as in lesson 2's example and the labs' "values 1..16" test. The simulation runs every block, so its count of
 global loads is the whole problem's, and it is compared with the calculator's.
 """
-from calculator import FLOAT_BYTES, format_number, grid_x, grid_y, naive_read_bytes, phases, value
+from .calculator import FLOAT_BYTES, format_number, grid_x, grid_y, naive_read_bytes, phases, value
 
 MAX_SIZE = 12  # every tile is printed; larger shapes belong to `make traffic`
 

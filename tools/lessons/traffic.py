@@ -1,5 +1,5 @@
 """`make traffic`: the calculator's numbers for one shape and tile (or a lab's block tile), laid out for reading."""
-from calculator import (BLOCK_QUANTITIES, GPU_QUANTITIES, MIN_SPLIT_PHASES, SHARED_QUANTITIES, all_phases,
+from .calculator import (BLOCK_QUANTITIES, GPU_QUANTITIES, MIN_SPLIT_PHASES, SHARED_QUANTITIES, all_phases,
                         block_grid_x, block_grid_y, blocks, flops_launched, flops_owned, format_number, grid_x, grid_y,
                         naive_read_bytes, phases, threads, tiled_read_bytes, value, written_bytes)
 

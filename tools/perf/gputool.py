@@ -22,13 +22,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, ROOT)
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(ROOT, "tools", "lessons"))
-import emulator  # noqa: E402  (the lesson tools' measuring program: exact counts on the emulator)
-from course import labs, toolchain  # noqa: E402  (the Lab model, GPU detection)
-import perfdata  # noqa: E402
-import svgplot  # noqa: E402
+from course import labs, toolchain  # the Lab model, GPU detection
+from tools.lessons import emulator  # the lesson tools' measuring program: exact counts on the emulator
+from tools.perf import perfdata, svgplot
 
 COMMON = os.path.join(ROOT, "common")
 SANITIZER_TOOLS = ["memcheck", "racecheck", "synccheck", "initcheck"]

@@ -20,9 +20,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, ROOT)
-from course import labs, toolchain  # noqa: E402
-import perfdata  # noqa: E402  (ncu's CSV)
+from course import labs, toolchain
+from tools.perf import perfdata  # ncu's CSV
 
 KEYS = ["global_load_requests", "global_load_sectors", "global_store_requests", "global_store_sectors",
         "shared_load_requests", "shared_load_wavefronts", "shared_store_requests", "shared_store_wavefronts"]

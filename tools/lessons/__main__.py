@@ -1,23 +1,21 @@
-#!/usr/bin/env python3
-"""lesson — the lessons' tools: traffic calculator, tile-phase trace, read heatmaps, exercise checker.
+"""python3 -m tools.lessons — the lessons' tools: traffic calculator, tile-phase trace, read heatmaps, exercise checker.
 
-    tools/lesson traffic M=55 K=48 N=43 TILE=16      what `make traffic` runs
-    tools/lesson traffic M=130 K=36 N=260 LAB=5      the same for lab 5's block tile, as its lab.h fixes it
-    tools/lesson traffic M=512 K=512 N=512 LAB=6 SPLIT=8 SMS=132 PER_SM=2   split-K, and waves on that GPU
-    tools/lesson trace M=4 K=4 N=4 TILE=2 [BLOCK=1,0]  the tiled algorithm phase by phase, for one block
-    tools/lesson heatmap LAB=3 [KERNEL=..] [M= K= N=]  SVG maps of the emulator's per-element counts
-    tools/lesson coalescing LAB=1 [KERNEL=..] [M= K= N=]  which lanes share a sector or a bank, one request per line
-    tools/lesson answers [LAB=3] [ANSWERS=file] [REVEAL=1]   check the exercises' answers: hints, then answers
+    python3 -m tools.lessons traffic M=55 K=48 N=43 TILE=16      what `make traffic` runs
+    python3 -m tools.lessons traffic M=130 K=36 N=260 LAB=5      the same for lab 5's block tile, as its lab.h fixes it
+    python3 -m tools.lessons traffic M=512 K=512 N=512 LAB=6 SPLIT=8 SMS=132 PER_SM=2   split-K, and waves on that GPU
+    python3 -m tools.lessons trace M=4 K=4 N=4 TILE=2 [BLOCK=1,0]  the tiled algorithm phase by phase, for one block
+    python3 -m tools.lessons heatmap LAB=3 [KERNEL=..] [M= K= N=]  SVG maps of the emulator's per-element counts
+    python3 -m tools.lessons coalescing LAB=1 [KERNEL=..] [M= K= N=]  which lanes share a sector or a bank, one request per line
+    python3 -m tools.lessons answers [LAB=3] [ANSWERS=file] [REVEAL=1]   check the exercises' answers: hints, then answers
 
 Arguments are NAME=VALUE, as make passes them; a NAME given empty counts as missing.
 """
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lessons"))
-from arguments import Arguments, UsageError  # noqa: E402
-from calculator import Shape  # noqa: E402
-from lesson_marks import block_shape  # noqa: E402
+from .arguments import Arguments, UsageError
+from .calculator import Shape
+from .lesson_marks import block_shape
 
 # 32×32 = 1,024 threads, the most a block may hold
 MAX_TILE = 32
@@ -32,7 +30,7 @@ def shape_from(args, max_size=None, why=""):
 
 
 def cmd_traffic(argv):
-    import traffic
+    from . import traffic
     args = Arguments("traffic", argv, ["M", "K", "N", "TILE", "LAB", "SPLIT", "SMS", "PER_SM"],
                      SIZE_USAGE + "; or LAB=<lab> instead of TILE, for that lab's block tile, with [SPLIT=<ranges of "
                      "K>] [SMS=<multiprocessors> PER_SM=<blocks each>]")
@@ -52,7 +50,7 @@ def cmd_traffic(argv):
 
 
 def cmd_trace(argv):
-    import phase_trace
+    from . import phase_trace
     limit = phase_trace.MAX_SIZE
     args = Arguments("trace", argv, ["M", "K", "N", "TILE", "BLOCK"],
                      SIZE_USAGE + ", each at most %d; [BLOCK=x,y] (blockIdx, default 0,0)" % limit)
@@ -73,8 +71,8 @@ def cmd_trace(argv):
 
 
 def cmd_heatmap(argv):
-    import emulator
-    import heatmap
+    from . import emulator
+    from . import heatmap
     args = Arguments("heatmap", argv, ["LAB", "KERNEL", "M", "K", "N"],
                      "LAB=<%s> [KERNEL=<file>] [M=.. K=.. N=..] (sizes at most %d)" % (
                          ", ".join(str(l.number) for l in emulator.labs.all_labs()), heatmap.MAX_SIZE))
@@ -105,8 +103,8 @@ def cmd_heatmap(argv):
 
 
 def cmd_coalescing(argv):
-    import coalescing
-    import emulator
+    from . import coalescing
+    from . import emulator
     args = Arguments("coalescing", argv, ["LAB", "KERNEL", "M", "K", "N"],
                      "LAB=<%s> [KERNEL=<file>] [M=.. K=.. N=..] (sizes at most 512)" % (
                          ", ".join(str(l.number) for l in emulator.labs.all_labs())))
@@ -144,9 +142,9 @@ def cmd_coalescing(argv):
 
 
 def cmd_answers(argv):
-    import answers
-    import emulator
-    from lesson_marks import lesson_of_lab
+    from . import answers
+    from . import emulator
+    from .lesson_marks import lesson_of_lab
     args = Arguments("answers", argv, ["LAB", "ANSWERS", "REVEAL"], "[LAB=<1 to %d>] [ANSWERS=<file>, with LAB] "
                      "[REVEAL=1: the answers to the wrong ones]" % len(emulator.LABS))
     if args.text("REVEAL") not in (None, "1"):
@@ -177,7 +175,7 @@ COMMANDS = {"traffic": cmd_traffic, "trace": cmd_trace, "heatmap": cmd_heatmap, 
 
 def main(argv):
     if not argv or argv[0] not in COMMANDS:
-        print("usage: tools/lesson {%s} NAME=VALUE ..." % ",".join(COMMANDS), file=sys.stderr)
+        print("usage: python3 -m tools.lessons {%s} NAME=VALUE ..." % ",".join(COMMANDS), file=sys.stderr)
         return 2
     try:
         return COMMANDS[argv[0]](argv[1:])
