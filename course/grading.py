@@ -17,9 +17,10 @@ from .toolchain import BuildError, Refused, Toolchain, choose_backend, say, show
 LAB_WALL_S = int(os.environ.get("GRADE_LAB_WALL_S") or 900)
 
 
-def grade_lab(lab, kernel, backend, work_dir, make_sandbox=None):
+def grade_lab(lab, kernel, backend, work_dir, make_sandbox=None, shown_as=None):
     """[TestResult] for one lab's kernel. With make_sandbox (a function of the folder the lab is built in, returning a
-    sandbox.Sandbox), the kernel is built and run in that sandbox."""
+    sandbox.Sandbox), the kernel is built and run in that sandbox. Diagnostics name the kernel shown_as (default: its
+    path from here, or <lab>/kernel.cu)."""
     def not_built(status, why):  # the lab's only result: it scores zero
         return [TestResult(lab, "builds", "correctness", status, why)]
 
@@ -35,7 +36,7 @@ def grade_lab(lab, kernel, backend, work_dir, make_sandbox=None):
             if make_sandbox:
                 sandbox = make_sandbox(out_dir)
                 sandbox.prepare()
-            bins = Toolchain(b, sandbox).build_lab(lab, staged, out_dir, shown_as=shown_path(kernel, lab),
+            bins = Toolchain(b, sandbox).build_lab(lab, staged, out_dir, shown_as=shown_as or shown_path(kernel, lab),
                                                    with_demo=not sandbox)
         except Refused as e:
             return not_built(Status.REFUSED, "kernel.cu refused: " + cap_output(str(e)))

@@ -1,66 +1,55 @@
 """pitfalls — known-wrong kernels a student can run to see the feedback a mistake gets, e.g.
 `make pitfall LAB=3 NAME=missing_second_barrier`.
 
-In the course repository they are the kernels of grader/catalogue/labN/ whose header says "known WRONG". The
-student handout ships none of their sources (each is the lab's solution with one bug): grader/package.py builds
-each into an emulator object, pitfalls/<lab>/<name>.o, next to its description, pitfalls/<lab>/<name>.txt.
+In the course repository they are the catalogue's entries whose verdict is wrong or slow (course/catalogue.py):
+each is a patch to a reference, materialised under build/catalogue/ when it is run, with its description from its
+.ini. The student handout ships none of their sources: grader/package.py builds each into an emulator object,
+pitfalls/<lab>/<name>.o, next to its description, pitfalls/<lab>/<name>.txt.
 """
 import glob
 import os
-import re
 
+from . import catalogue
 from .labs import Lab
 from .paths import ROOT
 
-CATALOGUE = os.path.join(ROOT, "grader", "catalogue")
 SHIPPED = os.path.join(ROOT, "pitfalls")
 
 
 class Pitfall:
-    def __init__(self, lab, name, source=None, obj=None, description=""):
-        self.lab, self.name, self.source, self.obj, self.description = lab, name, source, obj, description
+    def __init__(self, lab, name, description="", entry=None, obj=None):
+        self.lab, self.name, self.description, self.entry, self.obj = lab, name, description, entry, obj
+
+    @property
+    def source(self):
+        """The kernel's source, materialised from the catalogue; None in the handout, which has only its object."""
+        if not self.entry:
+            return None
+        try:
+            return catalogue.materialise(self.entry)
+        except catalogue.CatalogueError as e:
+            raise SystemExit("course: the pitfall %s cannot be built: %s" % (self.name, e))
 
     @property
     def shown_as(self):
-        """The kernel's name in diagnostics: a catalogue path in the repository, pitfall/<name>.cu in the handout."""
-        return os.path.relpath(self.source, ROOT) if self.source else "pitfall/%s.cu" % self.name
-
-
-def describe(source):
-    """A catalogue kernel's header comment as one paragraph, without its build line: what the bug is and what it
-    must be diagnosed with."""
-    lines = []
-    with open(source, encoding="utf-8") as f:
-        for line in f:
-            if not line.startswith("//"):
-                break
-            text = line[2:].strip()
-            if text.startswith("Build:"):
-                break
-            lines.append(text)
-    text = " ".join(t for t in lines if t)
-    return re.sub(r"^Grader catalogue, lab \d+, known WRONG\s*", "", text).lstrip(":").strip()
-
-
-def is_wrong(source):
-    with open(source, encoding="utf-8") as f:
-        return "known WRONG" in f.readline()
+        """The kernel's name in diagnostics: its catalogue name in the repository, pitfall/<name>.cu in the handout."""
+        return self.entry.shown if self.entry else "pitfall/%s.cu" % self.name
 
 
 def available(lab):
     """{name: Pitfall} for a lab folder name (lab3-boundary): from the catalogue where it is here, else the
     objects the handout ships."""
     short = Lab(lab).short
+    try:
+        entries = [e for e in catalogue.entries() if e.lab.short == short and e.pitfall]
+    except catalogue.CatalogueError as e:
+        raise SystemExit("course: %s" % e)
+    if entries:
+        return {e.short: Pitfall(lab, e.short, e.description, entry=e) for e in entries}
     found = {}
-    for source in sorted(glob.glob(os.path.join(CATALOGUE, short, "*.cu"))):
-        if is_wrong(source):
-            name = os.path.splitext(os.path.basename(source))[0]
-            found[name] = Pitfall(lab, name, source=source, description=describe(source))
-    if found:
-        return found
     for obj in sorted(glob.glob(os.path.join(SHIPPED, lab, "*.o"))):
         name = os.path.splitext(os.path.basename(obj))[0]
         text = os.path.splitext(obj)[0] + ".txt"
         description = open(text, encoding="utf-8").read().strip() if os.path.isfile(text) else ""
-        found[name] = Pitfall(lab, name, obj=obj, description=description)
+        found[name] = Pitfall(lab, name, description, obj=obj)
     return found

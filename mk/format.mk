@@ -4,8 +4,8 @@
 #   make format         rewrite the sources in that layout (clang-format, Debian package clang-format)
 #   make test-format    check that they are in it (part of make test)
 #
-# Folders with a .clang-format of their own that disables it are left as they are: the catalogue and the emulator's
-# test programs are quoted by line, and the external corpus is others' code.
+# Folders with a .clang-format of their own that disables it are left as they are: the emulator's test programs are
+# quoted by line, and the external corpus is others' code. (The grader's catalogue holds patches, not sources.)
 
 CLANG_FORMAT ?= clang-format
 FORMAT_SOURCES = $(shell find common labs solutions grader tools tests -type f \( -name '*.cpp' -o -name '*.cu' \

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from course import catalogue
+from course import catalogue, labs, pitfalls
 from course.catalogue import CatalogueError, apply_patch, unified_diff
 
 BASE = "".join("line %d\n" % i for i in range(1, 21))  # line 1 .. line 20
@@ -213,3 +213,36 @@ def test_the_readme_keeps_what_lies_outside_its_marks(folder):
     assert "old tables" not in new and "| `demo.cu` | wrong | `solutions/lab3-boundary` |" in new
     with pytest.raises(CatalogueError, match="between one line"):
         catalogue.readme("# no marks\n", [])
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The course's own catalogue
+# ---------------------------------------------------------------------------------------------------------------
+def test_every_entry_reads_and_its_patch_applies():
+    found = catalogue.entries()
+    assert len(found) >= 40
+    for entry in found:
+        text = catalogue.text(entry)
+        assert text.startswith("//") and text.endswith("\n"), entry.name
+        first = text.splitlines()[0]
+        assert ("known WRONG" in first) == entry.pitfall, "%s: its header and its verdict disagree" % entry.name
+        assert catalogue.header_description(text) == entry.description, (
+            "%s: the .ini's description is not the header comment's" % entry.name)
+
+
+def test_every_check_has_a_kernel_that_fails_it():
+    found = catalogue.entries()
+    for suite in labs.SUITES:
+        assert any(suite in e.fails for e in found), suite
+    assert {"race", "out-of-bounds", "barrier", "uninitialized", "misaligned"} <= {k for e in found for k in e.findings}
+    assert any(e.verdict == "right" for e in found)
+
+
+def test_pitfalls_come_from_the_catalogue():
+    found = pitfalls.available("lab3-boundary")
+    pit = found["missing_second_barrier"]
+    entry = catalogue.find("lab3/missing_second_barrier")
+    assert pit.shown_as == "grader/catalogue/lab3/missing_second_barrier.cu"
+    assert pit.description == entry.description and pit.description.startswith("the barrier after the dot product")
+    assert pit.source == entry.path and open(pit.source).read() == catalogue.text(entry)
+    assert "tile32" not in found  # a right variant is no pitfall

@@ -4,12 +4,19 @@ import os
 import subprocess
 import sys
 
+from course import catalogue  # the grader's catalogue of kernels, materialised under build/
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def run(argv, **kwargs):
     """Runs a command from the repository root; returns the CompletedProcess with text output."""
     return subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, **kwargs)
+
+
+def catalogue_kernel(name):
+    """The path of a catalogue kernel (lab3/tile32), written under build/catalogue from its patch."""
+    return catalogue.materialise(catalogue.find(name))
 
 
 def lesson(*argv):

@@ -5,12 +5,12 @@ import os
 import re
 import unittest
 
-from support import ROOT, assert_usage_error, lesson
+from support import ROOT, assert_usage_error, catalogue_kernel, lesson
 
 from tools.lessons import calculator as calc
 
 SOLUTION = os.path.join(ROOT, "solutions", "lab1-naive", "kernel.cu")
-ROW_FROM_X = os.path.join(ROOT, "grader", "catalogue", "lab1", "row_from_x.cu")
+ROW_FROM_X = catalogue_kernel("lab1/row_from_x")
 BANKS_SHAPE = (200, 100, 150)  # M, K, N of lessons 5 and 6's figures
 
 

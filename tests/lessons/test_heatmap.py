@@ -6,7 +6,7 @@ import shutil
 import tempfile
 import unittest
 
-from support import ROOT, assert_usage_error, run
+from support import ROOT, assert_usage_error, catalogue_kernel, run
 
 import svgrender
 
@@ -89,15 +89,16 @@ class HeatmapPictures(unittest.TestCase):
         self.assertNotEqual(heatmap.block_colour(0, 3), heatmap.block_colour(3, 3))
 
     def test_a_failing_kernel_gets_one_line_and_no_picture(self):
-        proc = run(["make", "-s", "heatmap", "LAB=3", "KERNEL=grader/catalogue/lab3/unguarded_store.cu"])
+        kernel = os.path.relpath(catalogue_kernel("lab3/unguarded_store"), ROOT)
+        proc = run(["make", "-s", "heatmap", "LAB=3", "KERNEL=" + kernel])
         self.assertNotEqual(proc.returncode, 0)
         self.assertIn("nothing to draw: cudaErrorIllegalAddress", proc.stderr)
 
     def test_blocks_that_wrote_nothing_are_named(self):
         # the grid built as (ceil_div(M,16), ceil_div(N,16)) with col from x: on 40×24·24×20 blocks x = 2 own
         # columns 32..47, all past N = 20, so they store nothing
-        proc = run(["make", "-s", "heatmap", "LAB=3", "KERNEL=grader/catalogue/lab3/swapped_grid_dimensions.cu",
-                    "M=40", "K=24", "N=20"])
+        kernel = os.path.relpath(catalogue_kernel("lab3/swapped_grid_dimensions"), ROOT)
+        proc = run(["make", "-s", "heatmap", "LAB=3", "KERNEL=" + kernel, "M=40", "K=24", "N=20"])
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn("launched blocks that wrote nothing: (2, 0), (2, 1) (2 of 6)", proc.stdout)
         with open(os.path.join(ROOT, "build", "heatmap", "lab3-boundary", "C-writers.svg"), encoding="utf-8") as f:

@@ -2,15 +2,15 @@
 import os
 import unittest
 
-from support import ROOT, assert_usage_error, build_all, run
+from support import ROOT, assert_usage_error, build_all, catalogue_kernel, run
 
 from tools.lessons import calculator as calc
 from tools.lessons import emulator
 
 LAB3_SOLUTION = os.path.join(ROOT, "solutions", "lab3-boundary", "kernel.cu")
 LAB1_SOLUTION = os.path.join(ROOT, "solutions", "lab1-naive", "kernel.cu")
-TILE32_VARIANT = os.path.join(ROOT, "grader", "catalogue", "lab3", "tile32.cu")
-ROW_FROM_X = os.path.join(ROOT, "grader", "catalogue", "lab1", "row_from_x.cu")
+TILE32_VARIANT = catalogue_kernel("lab3/tile32")
+ROW_FROM_X = catalogue_kernel("lab1/row_from_x")
 NAIVE_BLOCK_WIDTH = 16  # the lab 1 solution's block edge
 
 # (M, K, N) per tile edge: 1×1×1, primes, sizes one off the tile, K below and above the tile, non-square, and the

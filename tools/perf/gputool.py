@@ -4,7 +4,7 @@
     gputool.py bench    [--lab N --kernel FILE | --submission DIR] [--sizes ...] [--shapes MxNxK ...]
     gputool.py profile  --lab N [--kernel FILE] [--size N | --shape MxNxK]
     gputool.py sanitize --lab N [--kernel FILE]
-    gputool.py sanitize-catalogue                  every known-wrong kernel of grader/catalogue through the four tools
+    gputool.py sanitize-catalogue                  every kernel of the grader's catalogue through the four tools
     gputool.py autotune [--size N]                 sweeps the lab 6 reference's tile shape, fastest first
 
 Without a usable GPU each command says so in one line and exits 1 (profile first prints the emulator's counts).
@@ -22,7 +22,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-from course import labs, toolchain  # the Lab model, GPU detection
+from course import catalogue, labs, toolchain  # the catalogue's kernels, the Lab model, GPU detection
 from tools.lessons import emulator  # the lesson tools' measuring program: exact counts on the emulator
 from tools.perf import perfdata, svgplot
 
@@ -355,25 +355,26 @@ def cmd_sanitize(args):
 def cmd_sanitize_catalogue(args):
     need_gpu("sanitize-catalogue")
     try:
-        import selftest  # the catalogue, and what the emulator must report for each kernel (checked by make test)
-    except ImportError:
-        raise SystemExit("gputool: sanitize-catalogue needs grader/selftest.py and grader/catalogue/, which the "
+        found = catalogue.materialise_all()  # every entry, and what the emulator must report for it (make test)
+    except catalogue.CatalogueError as e:
+        raise SystemExit("gputool: %s" % e)
+    if not found:
+        raise SystemExit("gputool: sanitize-catalogue needs the grader's catalogue (grader/catalogue/), which the "
                          "student handout does not have")
     jobs = []
-    for name in selftest.CATALOGUE:
-        out = os.path.join(ROOT, "build", "sanitize", "catalogue", slug(name))
-        jobs.append((name, lab_folder(name.split("/")[0]), os.path.join(ROOT, "grader", "catalogue", name), out))
+    for entry, path in found.items():
+        out = os.path.join(ROOT, "build", "sanitize", "catalogue", slug(entry.name))
+        jobs.append((entry, path, out))
     say("sanitize-catalogue: building %d kernels' tests" % len(jobs))
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
-        binaries = list(pool.map(lambda j: build_tests(j[1], j[2], j[3]), jobs))
+        binaries = list(pool.map(lambda j: build_tests(j[0].lab.folder, j[1], j[2]), jobs))
     say("sanitize-catalogue: four tools on each")
     with concurrent.futures.ThreadPoolExecutor(4) as pool:  # separate processes share the GPU
-        verdicts = list(pool.map(lambda jb: dict(sanitize_binary(jb[1], jb[0][3])), zip(jobs, binaries)))
+        verdicts = list(pool.map(lambda jb: dict(sanitize_binary(jb[1], jb[0][2])), zip(jobs, binaries)))
     rows = []
-    for (name, _, _, _), v in zip(jobs, verdicts):
-        suites, messages = selftest.CATALOGUE[name]
-        emulator = ("fails %s: %s" % (", ".join(sorted(suites)), "; ".join(messages))) if suites else "passes"
-        rows.append([name] + [short_verdict(v[t]) for t in SANITIZER_TOOLS] + [emulator])
+    for (entry, _, _), v in zip(jobs, verdicts):
+        emulator = "fails %s: %s" % (", ".join(sorted(entry.fails)), "; ".join(entry.words)) if entry.fails else "passes"
+        rows.append([entry.name + ".cu"] + [short_verdict(v[t]) for t in SANITIZER_TOOLS] + [emulator])
     table = perfdata.markdown_table(["kernel"] + SANITIZER_TOOLS + ["emulator (make grade)"], rows,
                                     ["l"] * (len(SANITIZER_TOOLS) + 2))
     with open(os.path.join(ROOT, "build", "sanitize", "catalogue.md"), "w") as f:

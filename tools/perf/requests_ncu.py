@@ -20,7 +20,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-from course import labs, toolchain
+from course import catalogue, labs, toolchain
 from tools.perf import perfdata  # ncu's CSV
 
 KEYS = ["global_load_requests", "global_load_sectors", "global_store_requests", "global_store_sectors",
@@ -40,15 +40,15 @@ SHAPES = ["128x128x128", "100x75x130"]  # M x N x K: whole tiles of every lab, a
 
 def cases():
     out = [("requests.cu", os.path.join(ROOT, "tests", "emu", "programs", "requests.cu"), None, [])]
-    kernels = [(lab, os.path.join(ROOT, "solutions", lab, "kernel.cu")) for lab in labs.folders()]
-    for lab in labs.folders():
-        folder = os.path.join(ROOT, "grader", "catalogue", lab.split("-")[0])
-        kernels += [(lab, os.path.join(folder, f)) for f in sorted(os.listdir(folder)) if f.endswith(".cu")]
-    for lab, kernel in kernels:
+    kernels = [(lab, "solutions/%s/kernel.cu" % lab, os.path.join(ROOT, "solutions", lab, "kernel.cu"))
+               for lab in labs.folders()]
+    # the catalogue's kernels, materialised under build/catalogue and named as the grader names them
+    kernels += [(e.lab.folder, e.shown, path) for e, path in catalogue.materialise_all().items()]
+    for lab, shown, kernel in kernels:
         for shape in SHAPES:
             if any(int(d) % labs.find(lab).size_multiple for d in shape.split("x")):
                 continue  # lab 2 takes multiples of its tile only
-            out.append(("%s %s" % (os.path.relpath(kernel, ROOT), shape), kernel, lab, shape.split("x")))
+            out.append(("%s %s" % (shown, shape), kernel, lab, shape.split("x")))
     return out
 
 
