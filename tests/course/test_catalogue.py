@@ -238,6 +238,13 @@ def test_every_check_has_a_kernel_that_fails_it():
     assert any(e.verdict == "right" for e in found)
 
 
+def test_the_committed_readme_is_the_generated_one():
+    with open(catalogue.README, encoding="utf-8") as f:
+        committed = f.read()
+    assert committed == catalogue.readme(committed, catalogue.entries()), (
+        "grader/catalogue/README.md is out of date: python3 -m course.catalogue readme")
+
+
 def test_pitfalls_come_from_the_catalogue():
     found = pitfalls.available("lab3-boundary")
     pit = found["missing_second_barrier"]
