@@ -31,7 +31,7 @@ HANDOUT = ["Makefile", "README.md", ".gitignore", "common", "docs", "labs", "tes
 # What the autograder needs: everything students get, and the grader's grading parts.
 AUTOGRADER = HANDOUT + ["grader/__init__.py", "grader/classgrade.py", "grader/hidden"]
 OPTIONAL = {"mk"}  # other topics' make targets, where there are any
-SKIP = {"__pycache__", "build", "mk/grading.mk", "tools/gen-class",
+SKIP = {"__pycache__", "build", "mk/grading.mk",
         "tests/emu/external", "mk/external.mk"}  # third-party programs that check the emulator: the course's own tests
 
 SETUP_SH = """#!/usr/bin/env bash

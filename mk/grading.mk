@@ -35,5 +35,5 @@ test-slurm:
 BENCH_CLASS := build/bench-grading/class
 bench-grading:
 	@rm -rf build/bench-grading
-	@$(PYTHON) tools/gen-class --out $(BENCH_CLASS) --count 50
+	@$(PYTHON) -m grader.gen_class --out $(BENCH_CLASS) --count 50
 	@$(CLASSGRADE) grade-all --submissions $(BENCH_CLASS) --out build/bench-grading/graded --jobs 2 --backend emu

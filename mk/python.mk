@@ -6,7 +6,7 @@ PYTEST ?= pytest-3
 
 PYFLAKES ?= pyflakes3
 # every Python source, those without a .py suffix (the command-line scripts) included
-PYTHON_SOURCES := course grader tools tests common/emu/cudaemu_cc common/emu/emucc tools/gen-class
+PYTHON_SOURCES := course grader tools tests common/emu/cudaemu_cc common/emu/emucc
 
 .PHONY: test-python test-lint
 

@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
-"""gen-class — a made-up class of submissions, for benchmarking and trying out `make grade-all`.
+"""gen_class — a made-up class of submissions, for benchmarking and trying out `make grade-all`.
 
-    tools/gen-class --out DIR [--count 50] [--seed 1]
+    python3 -m grader.gen_class --out DIR [--count 50] [--seed 1]
 
 Mixes, in fixed proportions: correct submissions (the reference solutions, every lab or some), wrong ones (an
 untouched skeleton, or a kernel of the grader's catalogue), malicious ones (grader/malicious/) and malformed entries
@@ -13,19 +12,16 @@ import glob
 import io
 import os
 import random
-import re
 import shutil
 import sys
 import tarfile
 import zipfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-from course import catalogue  # noqa: E402  (the grader's catalogue: each kernel a patch to a reference)
+from course import catalogue, labs  # the grader's catalogue (each kernel a patch to a reference); the Lab model
+from course.paths import ROOT
 
-LABS = sorted((d for d in os.listdir(os.path.join(ROOT, "labs")) if re.fullmatch(r"lab\d+-[a-z0-9-]+", d)),
-              key=lambda d: int(re.match(r"lab(\d+)", d).group(1)))
-SHORT = {d.split("-")[0]: d for d in LABS}
+LABS = labs.folders()
+SHORT = {lab.short: lab.folder for lab in labs.all_labs()}
 KINDS = [("correct", 0.4), ("wrong", 0.3), ("malicious", 0.2), ("malformed", 0.1)]
 
 
