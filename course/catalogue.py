@@ -37,8 +37,9 @@ OUT = os.path.join(paths.BUILD, "catalogue")
 README = os.path.join(FOLDER, "README.md")
 NO_BASE = "/dev/null"
 VERDICTS = ("wrong", "slow", "right")  # wrong and slow are pitfalls: `make pitfall` shows them
-# The emulator's finding kinds (kind_name in common/emu/report.cpp)
-FINDING_KINDS = ("out-of-bounds", "host-access", "race", "barrier", "uninitialized", "timeout", "misaligned",
+# The emulator's finding kinds, as kind_name() in common/emu/report.cpp spells them (tests/course/test_catalogue.py
+# compares the two)
+FINDING_KINDS = ("out-of-bounds", "host-access", "race", "barrier", "uninitialised", "timeout", "misaligned",
                  "unsupported", "warp")
 KEYS = {"kernel": {"lab", "base", "verdict", "description", "bug"},
         "expect": {"fails", "words", "findings", "must get", "may also get", "why"},

@@ -78,22 +78,28 @@ def load_catalogue(t):
 
 
 def check_catalogue(t, work, found):
-    """Every entry gets the verdict its .ini states: the suites in `fails` lose points and the failure output holds
-    its `words`; with no `fails`, full marks."""
+    """Every entry gets the verdict its .ini states: the suites in `fails` lose points, the failure output holds its
+    `words` and the test results carry its `findings` (the emulator's kinds); with no `fails`, full marks."""
     for entry in found:
         results, (s, m) = grade(entry.lab.folder, entry.path, os.path.join(work, "cat", entry.name.replace("/", "-")),
                                 entry.shown)
         failed = failing_suites(results)
         output = "\n".join(r.report_output() for r in results if not r.earned)
         missing = [w for w in entry.words if w not in output]
+        # the emulator's findings as the verdict records carry them (kind, file, line), no text read
+        kinds = {f.kind for r in results for f in r.findings}
+        missing += ["finding '%s' (found: %s)" % (k, ", ".join(sorted(kinds)) or "none")
+                    for k in entry.findings if k not in kinds]
         if entry.fails:
             ok = failed == entry.fails and not missing
-            what = "%s fails %s with '%s' (%g/%g)" % (entry.shown, " + ".join(sorted(entry.fails)),
-                                                     "', '".join(entry.words), s, m)
+            what = "%s fails %s with '%s'%s (%g/%g)" % (
+                entry.shown, " + ".join(sorted(entry.fails)), "', '".join(entry.words),
+                " and the finding%s %s" % ("s" if len(entry.findings) > 1 else "", ", ".join(entry.findings))
+                if entry.findings else "", s, m)
         else:
             ok = s == m and m > 0
             what = "%s scores full marks (%g/%g)" % (entry.shown, s, m)
-        t.check(ok, what, "failing suites: %s\n%s" % (sorted(failed), output[:3000]))
+        t.check(ok, what, "failing suites: %s; missing: %s\n%s" % (sorted(failed), missing, output[:3000]))
 
 
 # What `make lab3` shows a student for the entries with a [student report] (three classic mistakes): the whole test

@@ -1,10 +1,11 @@
 """The grader's catalogue (course/catalogue.py): the strict patch applier, the entries' .ini files, materialising the
 kernels, and the README's generated tables. Nothing here builds a kernel: grading them is the self-test's job."""
 import os
+import re
 
 import pytest
 
-from course import catalogue, labs, pitfalls
+from course import catalogue, labs, paths, pitfalls
 from course.catalogue import CatalogueError, apply_patch, unified_diff
 
 BASE = "".join("line %d\n" % i for i in range(1, 21))  # line 1 .. line 20
@@ -234,7 +235,7 @@ def test_every_check_has_a_kernel_that_fails_it():
     found = catalogue.entries()
     for suite in labs.SUITES:
         assert any(suite in e.fails for e in found), suite
-    assert {"race", "out-of-bounds", "barrier", "uninitialized", "misaligned"} <= {k for e in found for k in e.findings}
+    assert {"race", "out-of-bounds", "barrier", "uninitialised", "misaligned"} <= {k for e in found for k in e.findings}
     assert any(e.verdict == "right" for e in found)
 
 
@@ -253,3 +254,13 @@ def test_pitfalls_come_from_the_catalogue():
     assert pit.description == entry.description and pit.description.startswith("the barrier after the dot product")
     assert pit.source == entry.path and open(pit.source).read() == catalogue.text(entry)
     assert "tile32" not in found  # a right variant is no pitfall
+
+
+def test_the_finding_kinds_are_the_emulators():
+    """An expectation can only name a kind the emulator reports: the kinds kind_name() in common/emu/report.cpp
+    returns, one spelling for both."""
+    with open(os.path.join(paths.ROOT, "common", "emu", "report.cpp"), encoding="utf-8") as f:
+        source = f.read()
+    body = source[source.index("const char* kind_name(DiagKind k)"):]
+    body = body[:body.index("\n}\n")]
+    assert set(re.findall(r'return "([a-z-]+)";', body)) == set(catalogue.FINDING_KINDS)

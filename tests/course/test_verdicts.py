@@ -8,26 +8,25 @@ import subprocess
 
 import pytest
 
-from course import runner
+from course import catalogue, runner
 from course.results import Finding, Status
 from course.toolchain import Toolchain
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LAB = "lab3-boundary"
-WRONG = "grader/catalogue/lab3/missing_second_barrier.cu"  # no barrier after the dot product: a race
+ENTRY = catalogue.find("lab3/missing_second_barrier")  # no barrier after the dot product: a race
+WRONG = ENTRY.shown  # the name diagnostics give it
 REFERENCE = "solutions/lab3-boundary/kernel.cu"
 MEMORY_SAFETY = "no race, divergent barrier, uninitialised shared read or out-of-bounds access"
 CORRECTNESS = "width=34 with A = 1, B = 2: every value is 68.0"
 
 
-def build(kernel):
-    """The lab's test program against `kernel` (a path from the root), built for the emulator as `make labN` and the
-    grader build it; diagnostics name the kernel by that path."""
+def build(kernel, shown_as):
+    """The lab's test program against `kernel` (a path), built for the emulator as `make labN` and the grader build
+    it; diagnostics name the kernel `shown_as`."""
     name = os.path.splitext(os.path.basename(kernel))[0]
     out_dir = os.path.join(ROOT, "build", "emu", LAB, "verdict-findings-" + name)
-    bins = Toolchain("emu").build_lab(LAB, os.path.join(ROOT, kernel), out_dir, shown_as=kernel,
-                                              with_demo=False)
-    return bins["tests"]
+    return Toolchain("emu").build_lab(LAB, kernel, out_dir, shown_as=shown_as, with_demo=False)["tests"]
 
 
 def record_of(binary, name):
@@ -54,7 +53,7 @@ def line_of(path, text):
 
 @pytest.fixture(scope="module")
 def wrong_binary():
-    return build(WRONG)
+    return build(catalogue.materialise(ENTRY), WRONG)
 
 
 def test_race_is_a_finding_with_its_file_and_line(wrong_binary):
@@ -65,8 +64,8 @@ def test_race_is_a_finding_with_its_file_and_line(wrong_binary):
     assert races, record["findings"]
     # the finding is where the race was found: the next phase's store into the A tile, which overwrites what the
     # dot product is still reading; its message names that read too
-    store = line_of(WRONG, "As[ty][tx] = A[row * K + a_col];")
-    read = line_of(WRONG, "sum += As[ty][k] * Bs[k][tx];")
+    store = line_of(ENTRY.path, "As[ty][tx] = A[row * K + a_col];")
+    read = line_of(ENTRY.path, "sum += As[ty][k] * Bs[k][tx];")
     assert [(f["file"], f["line"]) for f in races] == [(WRONG, store)]
     assert races[0]["message"].startswith("race on shared memory between %s:%d and :%d" % (WRONG, read, store))
     assert record["findings_left_out"] == 0
@@ -82,7 +81,7 @@ def test_wrong_values_fail_correctness_and_still_carry_the_finding(wrong_binary)
 
 
 def test_the_reference_kernel_leaves_no_findings():
-    record = record_of(build(REFERENCE), MEMORY_SAFETY)
+    record = record_of(build(os.path.join(ROOT, REFERENCE), REFERENCE), MEMORY_SAFETY)
     assert record["status"] == "passed"
     assert record["failed_checks"] == []
     assert record["findings"] == []
@@ -93,7 +92,7 @@ def test_the_grader_reads_the_findings_and_the_failed_checks(wrong_binary):
     """What grading keeps of a test: its status, the findings as (kind, file, line) and the checks that failed, all
     from the record, none from the text."""
     verdict = runner.run_test_case(wrong_binary, MEMORY_SAFETY)
-    store = line_of(WRONG, "As[ty][tx] = A[row * K + a_col];")
+    store = line_of(ENTRY.path, "As[ty][tx] = A[row * K + a_col];")
     assert verdict.status is Status.FAILED
     assert verdict.findings == (Finding("race", WRONG, store),)
     assert verdict.failed_checks == ("memory safety",)
