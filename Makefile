@@ -30,12 +30,13 @@ pitfall:
 grade:
 	@$(LABTOOL) grade $(if $(SUBMISSION),--submission $(SUBMISSION)) $(backend_flag)
 
-# Further targets (GPU measurements, lesson tools, class grading) live in mk/, one file per topic, and the emulator's
-# tests in tests/emu/Makefile.inc; each adds its tests to TESTS, before `test` reads it. The grader's self-test runs
-# last: it prints the closing "N passed, N failed" line.
+# Further targets live in mk/, one file per topic (GPU measurements, lesson tools, Python tests), and with what they
+# belong to where that is instructor-only: class grading in grader/grading.mk, the emulator's tests in
+# tests/emu/Makefile.inc, the external programs in tests/emu/external/external.mk (the student handout has none of
+# them). Each adds its tests to TESTS, before `test` reads it. The grader's self-test runs last: it prints the closing
+# "N passed, N failed" line.
 TESTS :=
-include $(wildcard mk/*.mk)
-include tests/emu/Makefile.inc
+include $(wildcard mk/*.mk grader/*.mk tests/emu/Makefile.inc tests/emu/external/*.mk)
 .DEFAULT_GOAL := help
 
 ifneq ($(wildcard grader/selftest.py),)
@@ -59,5 +60,5 @@ clean:
 	rm -rf build
 
 help:
-	@sed -n '/^#   make/,/^#\{0,1\}$$/p' Makefile mk/*.mk | sed '/^#\{0,1\}$$/d; s/^# \{0,1\}//'
+	@sed -n '/^#   make/,/^#\{0,1\}$$/p' Makefile $(wildcard mk/*.mk grader/*.mk tests/emu/external/*.mk) | sed '/^#\{0,1\}$$/d; s/^# \{0,1\}//'
 

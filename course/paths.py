@@ -5,7 +5,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, "build")
 COMMON = os.path.join(ROOT, "common")
 LABS_DIR = os.path.join(ROOT, "labs")
-SOLUTIONS = os.path.join(ROOT, "solutions")
+SOLUTIONS = os.path.join(ROOT, "grader", "solutions")
 EMUCC = os.path.join(ROOT, "common", "emu", "emucc")
 
 

@@ -2,8 +2,8 @@
 
 What the command sees: /usr (the compilers and libraries), a private /tmp, the paths it is given read-only (the
 course's headers, the prebuilt objects) and one folder it may write (the submission's own build folder). It has no
-network, no view of the rest of the course (solutions/, the grader, hidden tests, other students), its own process
-and IPC namespaces, no variable of the grader's environment (bwrap itself starts with an empty one), and runs as an
+network, no view of the rest of the course (the grader, with its solutions and hidden tests; other students), its
+own process and IPC namespaces, no variable of the grader's environment (bwrap itself starts with an empty one), and runs as an
 unprivileged user. Limits, per process: CPU time, memory, the size of any file it writes (its stdout and stderr are
 files too, so a flood of output stops at that size); per command, over all its processes: wall time, processes (one
 user per submission, claimed for this run alone), memory in use, and what it wrote to its folder.

@@ -4,13 +4,13 @@
     python3 -m grader.package handout       build/handout/course/ and build/handout/course.tar.gz   (make handout)
     python3 -m grader.package gradescope    build/gradescope/autograder.zip                        (make gradescope)
 
-The handout is what students get: the labs, lessons, harness, emulator and `make labN`. It is built from a list of
-what to include, so anything new stays out until it is added here: no solutions/, no hidden tests, no kernel
-catalogues and nothing of grader/; the course package (course/: `make labN`, the confinement check it applies, so
-that a student sees a refusal before submitting, and `make pitfall`) goes whole. The catalogue's known-wrong kernels
-go out as emulator objects in pitfalls/<lab>/, for `make pitfall`, never as source.
+The handout is what students get: the course without its instructor-only trees, grader/ (the solutions, the
+catalogue, hidden tests, class grading) and tests/ (the course's own tests), left out whole. So it has the labs,
+lessons, harness, emulator, the course package (`make labN`, the confinement check, so that a student sees a refusal
+before submitting, `make pitfall`) and the tools. The catalogue's known-wrong kernels go out as emulator objects in
+pitfalls/<lab>/, for `make pitfall`, never as source.
 
-The Gradescope autograder is the course without solutions/ and without the grader's test catalogues, plus
+The Gradescope autograder is the handout plus class grading and its hidden tests (no solutions, no catalogue), plus
 setup.sh (installs the Debian packages through tools/install-deps) and run_autograder (grades
 /autograder/submission into /autograder/results/results.json; AUTOGRADER_ROOT moves /autograder, for tests).
 """
@@ -18,6 +18,7 @@ import concurrent.futures
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tarfile
 import zipfile
@@ -25,14 +26,12 @@ import zipfile
 from course import labs, pitfalls, toolchain
 from course.paths import ROOT
 
-# What students get. Folders are copied whole, except what SKIP names.
-HANDOUT = ["Makefile", "README.md", ".gitignore", "common", "docs", "labs", "tests", "tools", "course", "pyproject.toml",
-           "mk"]
-# What the autograder needs: everything students get, and the grader's grading parts.
-AUTOGRADER = HANDOUT + ["grader/__init__.py", "grader/classgrade.py", "grader/hidden"]
-OPTIONAL = {"mk"}  # other topics' make targets, where there are any
-SKIP = {"__pycache__", "build", "mk/grading.mk",
-        "tests/emu/external", "mk/external.mk"}  # third-party programs that check the emulator: the course's own tests
+# The instructor-only trees, left out of the handout whole: grader/ (class grading, the solutions, the catalogue of
+# known-wrong kernels, hidden tests, malicious submissions) and tests/ (the course's own tests), and CI. Everything
+# else the repository holds is what students get.
+INSTRUCTOR_ONLY = ("grader", "tests", ".ci")
+# What the autograder adds to the handout: class grading and its hidden tests (no solutions, no catalogue)
+AUTOGRADER_EXTRA = ("grader/__init__.py", "grader/classgrade.py", "grader/hidden")
 
 SETUP_SH = """#!/usr/bin/env bash
 # Gradescope runs this once, when it builds the autograder's image: the Debian packages the course needs.
@@ -58,32 +57,40 @@ def say(message):
     print(message, flush=True)
 
 
-def source_of(name):
-    """Where `name` is copied from: labs/ as committed (toolchain.pristine_labs), so that a release never carries
-    work done in this checkout's labs/; everything else from the working tree."""
-    return toolchain.pristine_labs() if name == "labs" else os.path.join(ROOT, name)
+def course_files():
+    """Every file of the course, relative to the root: what git tracks, or, without git history (an unpacked
+    release), every file but build outputs."""
+    proc = subprocess.run(["git", "-C", ROOT, "ls-files", "-z"], capture_output=True)
+    if proc.returncode == 0 and proc.stdout:
+        return sorted(f for f in proc.stdout.decode().split("\0") if f)
+    found = []
+    for dirpath, dirnames, filenames in os.walk(ROOT):
+        dirnames[:] = [d for d in dirnames if d not in (".git", "build", "__pycache__")]
+        found += [os.path.relpath(os.path.join(dirpath, f), ROOT) for f in filenames if not f.endswith(".pyc")]
+    return sorted(found)
 
 
-def copy_tree(names, dest):
-    for name in names:
-        src = source_of(name)
-        if not os.path.exists(src) and name in OPTIONAL:
-            continue
-        if not os.path.exists(src):
+def handout_files():
+    return [f for f in course_files() if f.split("/")[0] not in INSTRUCTOR_ONLY]
+
+
+def autograder_files():
+    extra = [f for f in course_files() if any(f == e or f.startswith(e + "/") for e in AUTOGRADER_EXTRA)]
+    return handout_files() + extra
+
+
+def copy_files(files, dest):
+    """Copies each file into dest; labs/ as committed (toolchain.pristine_labs), so that a release never carries
+    work done in this checkout's labs/, everything else from the working tree."""
+    pristine = toolchain.pristine_labs()
+    for name in files:
+        src = os.path.join(pristine, name[len("labs/"):]) if name.startswith("labs/") else os.path.join(ROOT, name)
+        if not os.path.isfile(src):
+            if name.startswith("labs/"):
+                continue  # tracked now, not yet committed: the handout is labs/ as committed
             raise SystemExit("package: %s is missing from the course" % name)
-        if os.path.isfile(src):
-            os.makedirs(os.path.dirname(os.path.join(dest, name)), exist_ok=True)
-            shutil.copy2(src, os.path.join(dest, name))
-            continue
-        for dirpath, dirnames, filenames in os.walk(src):
-            rel_dir = os.path.normpath(os.path.join(name, os.path.relpath(dirpath, src)))
-            dirnames[:] = sorted(d for d in dirnames if d not in SKIP and os.path.join(rel_dir, d) not in SKIP)
-            for f in sorted(filenames):
-                rel = os.path.join(rel_dir, f)
-                if rel in SKIP or f.endswith(".pyc"):
-                    continue
-                os.makedirs(os.path.join(dest, rel_dir), exist_ok=True)
-                shutil.copy2(os.path.join(dirpath, f), os.path.join(dest, rel))
+        os.makedirs(os.path.dirname(os.path.join(dest, name)) or dest, exist_ok=True)
+        shutil.copy2(src, os.path.join(dest, name))
 
 
 # The README's sections for instructors are left out of the handout, and its first commands are the student's.
@@ -151,7 +158,7 @@ def cmd_handout():
     out = os.path.join(ROOT, "build", "handout")
     tree = os.path.join(out, "course")
     shutil.rmtree(out, ignore_errors=True)
-    copy_tree(HANDOUT, tree)
+    copy_files(handout_files(), tree)
     try:
         built = build_pitfalls(tree)
     except toolchain.BuildError as e:
@@ -173,7 +180,7 @@ def cmd_gradescope():
     out = os.path.join(ROOT, "build", "gradescope")
     tree = os.path.join(out, "source")
     shutil.rmtree(out, ignore_errors=True)
-    copy_tree(AUTOGRADER, tree)
+    copy_files(autograder_files(), tree)
     for name, text in (("setup.sh", SETUP_SH), ("run_autograder", RUN_AUTOGRADER)):
         with open(os.path.join(tree, name), "w") as f:
             f.write(text)

@@ -49,8 +49,8 @@ def failing_suites(results):
 
 def check_references_and_skeletons(t, work):
     for lab in labs.folders():
-        results, (s, m) = grade(lab, os.path.join(ROOT, "solutions", lab, "kernel.cu"), os.path.join(work, "ref"))
-        t.check(s == m and m > 0, "solutions/%s scores full marks (%g/%g)" % (lab, s, m),
+        results, (s, m) = grade(lab, os.path.join(ROOT, "grader", "solutions", lab, "kernel.cu"), os.path.join(work, "ref"))
+        t.check(s == m and m > 0, "grader/solutions/%s scores full marks (%g/%g)" % (lab, s, m),
                 "\n".join(r.output for r in results if not r.passed))
         results, (s, m) = grade(lab, toolchain.skeleton(lab), os.path.join(work, "skel"))
         built = not any(r.name == "builds" for r in results)
@@ -129,7 +129,7 @@ def check_nvcc(t):
     kernels = sorted((os.path.join("labs", os.path.relpath(k, pristine)), k, os.path.basename(os.path.dirname(k)))
                      for k in glob.glob(os.path.join(pristine, "*", "*.cu")))
     kernels += sorted((os.path.relpath(k, ROOT), k, os.path.basename(os.path.dirname(k)))
-                      for k in glob.glob(os.path.join(ROOT, "solutions", "*", "*.cu")))
+                      for k in glob.glob(os.path.join(ROOT, "grader", "solutions", "*", "*.cu")))
     kernels += [(e.shown, e.path, e.lab.folder) for e in found]
     if not nvcc:
         print("skipped: nvcc not found, so %d kernels were not compiled with it" % len(kernels))

@@ -5,7 +5,7 @@
   graded by `grade-all`: each gets the status, score and reason it deserves; hidden tests are there, with sizes a
   lab allows, and hidden from students; nothing the sandbox wrote is taken as a result; re-running grades only
   what changed; bad input gets a one-line error.
-- `make handout` builds a release without solutions/ or the grader's instructor-only parts, and `make labN`
+- `make handout` builds a release without the instructor-only trees (grader/, with the solutions, and tests/), and `make labN`
   works there on its own: every skeleton fails its tests.
 - `make gradescope` builds an autograder whose run_autograder grades a fake /autograder tree.
 Prints one line per check and closes with "N passed, N failed".
@@ -66,7 +66,7 @@ def lab_of(short):
 def make_class(folder):
     """Writes a class into folder; returns {student: (status, {lab: score or None}, reason text)}."""
     expect = {}
-    solutions = os.path.join(ROOT, "solutions")
+    solutions = os.path.join(ROOT, "grader", "solutions")
     # every lab's reference solution: hidden tests must pass for all of them, lab 2 with multiples of its tile
     shutil.copytree(solutions, os.path.join(folder, "all_correct"), ignore=shutil.ignore_patterns("*.md"))
     expect["all_correct"] = ("graded", {lab: 100 for lab in LABS}, "")
@@ -132,7 +132,7 @@ def make_class(folder):
             z.write(header.tobuf(format=tarfile.GNU_FORMAT))
             z.write(long_name + b"\0" * (-len(long_name) % 512))
     expect["longname"] = ("unsafe-archive", {}, "extended header")
-    # links are somebody else's work: to a classmate, to solutions/, or the whole entry
+    # links are somebody else's work: to a classmate, to grader/solutions/, or the whole entry
     os.makedirs(os.path.join(folder, "borrower"))
     os.symlink(os.path.join("..", "all_correct", LABS[0]), os.path.join(folder, "borrower", LABS[0]))
     expect["borrower"] = ("unsafe-submission", {}, "is a symbolic link")
@@ -368,7 +368,7 @@ def check_sandbox_walls(t, tmp):
     t.check("fork" in (out.stderr + str(out.limit)).lower() or (out.limit or "").startswith("process"),
             "sandbox: forking 300 processes meets the process limit", out.stderr[-500:] + str(out.limit))
     out = box().run(["cat", os.path.join(ROOT, "grader", "hidden", "hidden_check.cpp"),
-                     os.path.join(ROOT, "solutions", LABS[0], "kernel.cu")])
+                     os.path.join(ROOT, "grader", "solutions", LABS[0], "kernel.cu")])
     t.check(out.returncode != 0 and "#include" not in out.stdout, "sandbox: the hidden tests and solutions are not "
             "there to read", out.stdout[:300])
     os.environ["GRADER_SECRET_FOR_TEST"] = "do-not-leak-4711"
@@ -427,7 +427,7 @@ def check_setpriv(t, tmp):
             out.stdout[:500] + out.stderr[:500])
     submission = os.path.join(tmp, "setpriv-submission")
     os.makedirs(os.path.join(submission, LABS[0]))
-    shutil.copy(os.path.join(ROOT, "solutions", LABS[0], "kernel.cu"), os.path.join(submission, LABS[0]))
+    shutil.copy(os.path.join(ROOT, "grader", "solutions", LABS[0], "kernel.cu"), os.path.join(submission, LABS[0]))
     os.makedirs(os.path.join(submission, "lab3-boundary"))
     shutil.copy(os.path.join(MALICIOUS, "lab3", "printed_report.cu"),
                 os.path.join(submission, "lab3-boundary", "kernel.cu"))
@@ -452,8 +452,8 @@ def check_nvcc_confinement(t, tmp):
     if not nvcc:
         print("note: nvcc not found, so the GPU build's confinement was not checked")
         return
-    cases = [("solutions/%s/kernel.cu" % LABS[0], LABS[0], ""),
-             ("solutions/lab3-boundary/kernel.cu", "lab3-boundary", ""),
+    cases = [("grader/solutions/%s/kernel.cu" % LABS[0], LABS[0], ""),
+             ("grader/solutions/lab3-boundary/kernel.cu", "lab3-boundary", ""),
              ("grader/malicious/lab1/destructor.cu", LABS[0], "static constructor or destructor"),
              ("grader/malicious/lab3/constructor_forges_report.cu", "lab3-boundary", "static constructor")]
     for source, lab, reason in cases:
@@ -490,7 +490,7 @@ def check_bad_input(t, tmp):
 # ---------------------------------------------------------------------------------------------------------------
 # The handout and the Gradescope autograder
 # ---------------------------------------------------------------------------------------------------------------
-INSTRUCTOR_ONLY = ["solutions", "grader", "mk/grading.mk", "tests/emu/external", "mk/external.mk"]
+INSTRUCTOR_ONLY = ["grader", "tests"]  # the instructor-only trees: the handout leaves them out whole
 
 
 def check_handout(t, tmp):
@@ -559,14 +559,14 @@ def check_gradescope(t, tmp):
         z.extractall(source)
         for info in z.infolist():  # zipfile drops the executable bits
             os.chmod(os.path.join(source, info.filename), (info.external_attr >> 16) & 0o777 or 0o644)
-    t.check("setup.sh" in names and "run_autograder" in names and not any(n.startswith("solutions/") for n in names)
+    t.check("setup.sh" in names and "run_autograder" in names and not any(n.startswith("grader/solutions/") for n in names)
             and "tools/install-deps" in open(os.path.join(source, "setup.sh")).read(),
             "autograder.zip has setup.sh (through tools/install-deps) and run_autograder, and no solutions")
     proc = subprocess.run([os.path.join(source, "setup.sh")], capture_output=True, text=True)
     t.check(proc.returncode == 0, "setup.sh runs (the packages are already here)", proc.stdout + proc.stderr)
     submission = os.path.join(root, "submission")
     os.makedirs(os.path.join(submission, LABS[0]))
-    shutil.copy(os.path.join(ROOT, "solutions", LABS[0], "kernel.cu"), os.path.join(submission, LABS[0]))
+    shutil.copy(os.path.join(ROOT, "grader", "solutions", LABS[0], "kernel.cu"), os.path.join(submission, LABS[0]))
     os.makedirs(os.path.join(submission, LABS[-1]))
     shutil.copy(toolchain.skeleton(LABS[-1]), os.path.join(submission, LABS[-1]))
     env = dict(os.environ, AUTOGRADER_ROOT=root, **LIMITS)

@@ -126,7 +126,7 @@ class Cluster:
 
 def make_class(folder):
     os.makedirs(os.path.join(folder, "correct", LABS[0]))
-    shutil.copy(os.path.join(ROOT, "solutions", LABS[0], "kernel.cu"), os.path.join(folder, "correct", LABS[0]))
+    shutil.copy(os.path.join(ROOT, "grader", "solutions", LABS[0], "kernel.cu"), os.path.join(folder, "correct", LABS[0]))
     with tarfile.open(os.path.join(folder, "skeleton.tar.gz"), "w:gz") as t:
         t.add(toolchain.skeleton(LABS[-1]), "%s/kernel.cu" % LABS[-1])
     with open(os.path.join(folder, "broken.zip"), "wb") as f:

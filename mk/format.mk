@@ -8,7 +8,7 @@
 # quoted by line, and the external corpus is others' code. (The grader's catalogue holds patches, not sources.)
 
 CLANG_FORMAT ?= clang-format
-FORMAT_SOURCES = $(shell find common labs solutions grader tools tests -type f \( -name '*.cpp' -o -name '*.cu' \
+FORMAT_SOURCES = $(shell find common labs grader tools tests -type f \( -name '*.cpp' -o -name '*.cu' \
                    -o -name '*.cuh' -o -name '*.h' \) -not -path '*/build/*' | sort)
 
 .PHONY: format test-format

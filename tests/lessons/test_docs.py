@@ -125,7 +125,7 @@ class Exercises(unittest.TestCase):
 
 
 class Figures(unittest.TestCase):
-    """A figure labs/<lab>/img/labN-NAME.svg is `make heatmap LAB=N KERNEL=solutions/<lab>/kernel.cu`'s NAME.svg."""
+    """A figure labs/<lab>/img/labN-NAME.svg is `make heatmap LAB=N KERNEL=grader/solutions/<lab>/kernel.cu`'s NAME.svg."""
 
     def test_every_figure_exists_and_is_what_make_heatmap_draws(self):
         shown = {os.path.join(os.path.dirname(path), m) for path in lesson_files()
@@ -137,7 +137,7 @@ class Figures(unittest.TestCase):
             lab = emulator.lab_folder(number)
             with self.subTest(figure=os.path.basename(figure)):
                 proc = run(["make", "-s", "heatmap", "LAB=" + number,
-                            "KERNEL=" + os.path.join("solutions", lab, "kernel.cu")])
+                            "KERNEL=" + os.path.join("grader", "solutions", lab, "kernel.cu")])
                 self.assertEqual(proc.returncode, 0, proc.stderr)
                 drawn = os.path.join(ROOT, "build", "heatmap", lab, name)
                 self.assertTrue(filecmp.cmp(figure, drawn, shallow=False),

@@ -1,5 +1,5 @@
-# mk/external.mk: CUDA programs written outside this project (tests/emu/external/, each with its origin and
-# licence), run on the CPU emulator and compared with what the same programs printed on an H100.
+# tests/emu/external/external.mk: CUDA programs written outside this project (in this folder, each with its
+# origin and licence), run on the CPU emulator and compared with what the same programs printed on an H100.
 #
 #   make test-external          build each with emucc, run it, compare with the H100: pass / fail / unsupported
 #        ONLY=name,name ...      just those programs (names as in tests/emu/external/corpus.ini); JOBS=N parallel builds

@@ -1,4 +1,4 @@
-# mk/grading.mk — grading a class. Included by the top-level Makefile.
+# grader/grading.mk — grading a class. Included by the top-level Makefile.
 #
 #   make grade-all SUBMISSIONS=dir    grade every student's folder or archive in dir, in parallel, each in a sandbox
 #        RUNNER=slurm                 one Slurm array task per submission (SLURM_PARTITION, SLURM_GPUS, SLURM_TIME)
