@@ -10,16 +10,20 @@ floats from the request's first; none when every bank serves one word.
 """
 import os
 
+from course import labs
+
+from . import heatmap
 from .banks import BANKS, WARP_SIZE, WORD_BYTES, ideal, wavefronts
 
 SECTOR = 32
 MAX_BANK_ROWS = 8  # a 32-way conflict would take 32 rows: the first few show the pattern
 DEFAULT_SHAPE = (40, 24, 36)  # M, K, N: partial tiles of 16 in every direction
-LAB2_SHAPE = (48, 32, 32)
 
 
 def default_shape(lab):
-    return LAB2_SHAPE if lab.startswith("lab2") else DEFAULT_SHAPE
+    """DEFAULT_SHAPE, or for a lab whose sizes are multiples of its tile (lab 2), heatmap's shape of multiples."""
+    multiple = labs.find(lab).size_multiple
+    return heatmap.multiples_shape(multiple) if multiple > 1 else DEFAULT_SHAPE
 
 
 def lane_ranges(lanes):

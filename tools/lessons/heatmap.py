@@ -20,9 +20,10 @@ BLOCK_COLOURS = ["#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#edc948", "#76b7b2
 TILE_LINE = "#202020"
 TWICE_WRITTEN = "#d00000"
 MAX_SIZE = 128  # one cell per element; beyond this the cells get too small to see
-# Partial edge blocks and a partial last phase with 16×16 tiles; lab 2 only takes multiples of 16.
+# Partial edge blocks and a partial last phase with 16×16 tiles; a lab whose sizes are multiples of its tile (lab 2:
+# SIZE_MULTIPLE = 16 in its lab.h) gets the nearest multiples of MULTIPLES_SHAPE instead.
 DEFAULT_SHAPE = (40, 24, 36)
-LAB2_SHAPE = (48, 32, 32)
+MULTIPLES_SHAPE = (48, 32, 32)
 MARGIN = 12
 TITLE_HEIGHT = 40
 LEGEND_HEIGHT = 44
@@ -213,12 +214,17 @@ def draw(counts, kernel_name, out_dir, constants=None):
     return {file_name: layout for file_name, (layout, _) in pictures.items()}
 
 
+def multiples_shape(multiple):
+    """MULTIPLES_SHAPE rounded up to whole multiples (lab 2's 16: 48×32·32×32)."""
+    return tuple(-(-d // multiple) * multiple for d in MULTIPLES_SHAPE)
+
+
 def default_shape(lab, constants=None):
     """(M, K, N) to draw when none is given: partial edge blocks and a partial last phase, and several blocks each
     way where the lab's block tile (BM×BN, from its lab.h) leaves room for two within MAX_SIZE."""
-    if lab == "lab2-tiled":
-        return LAB2_SHAPE
     c = constants or {}
+    if c.get("SIZE_MULTIPLE", 1) > 1:
+        return multiples_shape(c["SIZE_MULTIPLE"])
     if all(k in c for k in ("BM", "BN", "BK")) and 2 * max(c["BM"], c["BN"]) <= MAX_SIZE:
         # lab 4's 64×64: 100×20·20×90, a 2 × 2 grid whose second row and column are partial, K = 2.5 slices
         return c["BM"] + c["BM"] * 9 // 16, 2 * c["BK"] + c["BK"] // 2, c["BN"] + c["BN"] * 13 // 32
