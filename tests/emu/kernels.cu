@@ -4,7 +4,7 @@
 // Comments of the form `[line: name]` mark lines whose number a test looks up in this file: a diagnostic
 // must name that line. Move them with their statement.
 //
-// Build: common/emu/emucc -o build/tests/emu/test_emulator tests/emu/test_emulator.cpp tests/emu/kernels.cu
+// Build: common/emu/emucc -o build/tests/emu/test_emulator tests/emu/test_emulator_*.cpp tests/emu/kernels.cu
 
 #include "kernels.h"
 

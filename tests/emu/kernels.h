@@ -1,4 +1,4 @@
-// kernels.h: the kernels of the emulator's in-process tests (tests/emu/test_emulator.cpp), behind plain host
+// kernels.h: the kernels of the emulator's in-process tests (tests/emu/test_emulator_*.cpp), behind plain host
 // launchers. Each launcher builds its grid, launches, and returns cudaGetLastError(): the launch's own error.
 // It does not synchronise. All pointers are device pointers; n counts elements of the pointed-to type.
 #pragma once

@@ -1,5 +1,5 @@
 // requests.cu: access patterns whose warp-level requests, sectors and wavefronts can be worked out by hand. Each
-// kernel is one pattern, launched with one warp, in order; test_emulator.cpp checks the emulator's counts in
+// kernel is one pattern, launched with one warp, in order; test_emulator_requests.cpp checks the emulator's counts in
 // CUDAEMU_STATS, and tools/perf/requests_ncu.py compares them with Nsight Compute on a GPU.
 //
 // Build: nvcc -arch=sm_90 -o requests tests/emu/programs/requests.cu

@@ -1,0 +1,245 @@
+// test_emulator_programs.cpp: whole programs and what they report. Every feature program runs cleanly; every error
+// program gets the right error names and its diagnostic on stderr and in the stats; results do not depend on the
+// number of worker threads; CUDAEMU_STATS writes one JSON line per launch with exact counts; the watchdog stops a
+// kernel that never ends.
+
+#include <algorithm>
+#include <array>
+#include <iterator>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "test_emulator.h"
+
+using namespace emu_test;
+
+namespace {
+
+// The names of tests/emu/programs/*.cu, sorted
+std::vector<std::string> program_names() {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(kTestDir / "programs"))
+        if (entry.path().extension() == ".cu") names.push_back(entry.path().stem().string());
+    std::sort(names.begin(), names.end());
+    REQUIRE(!names.empty());
+    return names;
+}
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
+
+std::string dims_json(const char* key, dim3 d) {
+    return "\"" + std::string(key) + "\": [" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " +
+           std::to_string(d.z) + "]";
+}
+
+}  // namespace
+
+// ===============================================================================================================
+// Programs: correct ones, error ones
+// ===============================================================================================================
+TEST_CASE("every feature program runs cleanly: exit 0, `key: value` lines, no FAIL, nothing on stderr") {
+    int ran = 0;
+    for (const std::string& name : program_names()) {
+        if (starts_with(name, "error_") || starts_with(name, "hang_")) continue;
+        CAPTURE(name);
+        const Run r = run({program(name)});
+        INFO("stdout:\n", r.out);
+        CHECK(r.exit_code == 0);
+        CHECK(r.err == "");  // a correct program gets no diagnostics and no warnings
+        const std::map<std::string, std::string> out = parse_output(r.out);
+        CHECK(!out.empty());
+        for (const auto& line : out) {
+            INFO(line.first, ": ", line.second);
+            CHECK(!starts_with(line.second, "FAIL"));
+        }
+        for (const std::string& line : r.stats) CHECK(contains(line, "\"errors\": []"));
+        ++ran;
+    }
+    CHECK(ran > 0);
+}
+
+namespace {
+
+// What each error program's faulty launch must produce: the diagnostic kind (on stderr and in the stats) and what
+// cudaDeviceSynchronize returns after it. The later calls (cudaMemcpy, cudaGetLastError) return the same.
+// (error_sticky.cu has its own test.)
+struct ErrorProgram {
+    const char* name;
+    const char* kind;
+    cudaError_t sync;
+};
+const ErrorProgram kErrorPrograms[] = {
+    {"error_oob_read", "out-of-bounds", cudaErrorIllegalAddress},
+    {"error_oob_write", "out-of-bounds", cudaErrorIllegalAddress},
+    {"error_use_after_free", "out-of-bounds", cudaErrorIllegalAddress},
+    {"error_barrier_early_exit", "barrier", cudaErrorLaunchFailure},
+    {"error_barrier_two_sites", "barrier", cudaErrorLaunchFailure},
+    {"error_race_missing_barrier", "race", cudaSuccess},
+    {"error_uninitialized_shared", "uninitialised", cudaSuccess},
+    {"error_misaligned_float4", "misaligned", cudaErrorMisalignedAddress},
+    {"error_warp_exited_lane", "warp", cudaSuccess},
+    {"error_warp_shfl_outside_mask", "warp", cudaSuccess},
+    {"error_warp_race_no_syncwarp", "race", cudaSuccess},
+    {"error_warp_stuck_collective", "warp", cudaErrorLaunchFailure},
+    {"error_dynamic_shared_oob", "out-of-bounds", cudaErrorIllegalAddress},
+    {"error_dynamic_shared_uninitialized", "uninitialised", cudaSuccess},
+    {"error_registered_host_oob", "out-of-bounds", cudaErrorIllegalAddress},
+    {"error_cg_shfl_outside_group", "warp", cudaSuccess},
+    {"error_tile_stuck_sync", "warp", cudaErrorLaunchFailure},
+    {"error_grid_sync_not_cooperative", "barrier", cudaErrorLaunchFailure},
+    {"error_grid_sync_block_exits", "barrier", cudaErrorLaunchFailure},
+    {"error_cg_tile_size", "warp", cudaErrorLaunchFailure},
+    {"error_barrier_wait_never_completes", "barrier", cudaErrorLaunchFailure},
+    {"error_async_copy_read_before_wait", "race", cudaSuccess},
+};
+
+}  // namespace
+
+TEST_CASE("error programs: the right error names after the launch, and the diagnostic on stderr and in the stats") {
+    for (const std::string& name : program_names()) {  // a new error program needs a row in the table
+        if (!starts_with(name, "error_") || name == "error_sticky") continue;
+        CAPTURE(name);
+        CHECK(std::count_if(std::begin(kErrorPrograms), std::end(kErrorPrograms),
+                            [&](const ErrorProgram& p) { return name == p.name; }) == 1);
+    }
+    for (const ErrorProgram& p : kErrorPrograms) {
+        const std::string name = p.name;
+        CAPTURE(name);
+        const Run r = run({program(p.name)});
+        INFO("stdout:\n", r.out, "stderr:\n", r.err);
+        CHECK(r.exit_code == 0);
+        const std::map<std::string, std::string> out = parse_output(r.out);
+        CHECK(out.count("launch") == 1);
+        if (out.count("launch")) CHECK(out.at("launch") == "cudaSuccess");  // the launch itself is valid
+        std::string got_after, want_after;  // one line each, so a wrong error shows once
+        for (const std::string after : {"sync", "memcpy", "last_error"}) {
+            got_after += after + ": " + (out.count(after) ? out.at(after) : std::string("(missing)")) + "; ";
+            want_after += after + ": " + name_of(p.sync) + "; ";
+        }
+        CHECK(got_after == want_after);
+        CHECK(contains(r.err, std::string("cudaemu: ") + p.kind + " in kernel '"));
+        CHECK(contains(r.err, std::string(p.name) + ".cu:"));
+        REQUIRE(r.stats.size() == 1);
+        CHECK(contains(r.stats[0], std::string("\"kind\": \"") + p.kind + "\""));
+        CHECK(contains(r.stats[0], "\"error\": \"" + name_of(p.sync) + "\""));
+
+        const Run quiet = run({program(p.name)}, Settings{/*threads*/ "2", /*timeout*/ "30", /*quiet*/ true});
+        CHECK(quiet.err == "");  // CUDAEMU_QUIET silences the diagnostics, and changes nothing else
+        CHECK(quiet.out == r.out);
+    }
+    const Run freed = run({program("error_use_after_free")});
+    CHECK(contains(freed.err, "'d_in'"));
+    CHECK(contains(freed.err, "freed"));
+    const Run misaligned = run({program("error_misaligned_float4")});  // in bounds, but not 16-byte aligned
+    CHECK(contains(misaligned.err, "'d_A' (byte "));
+    CHECK(contains(misaligned.err, "8 bytes past a multiple of 16"));
+    CHECK(contains(misaligned.err, "error_misaligned_float4.cu:14"));
+}
+
+// ===============================================================================================================
+// Determinism: the same results with 1, 2 and 64 worker threads
+// ===============================================================================================================
+TEST_CASE("the tiled matmul gives bit-identical C with 1 and 2 worker threads") {
+    const Run one = run({program("tiled_matmul")}, Settings{/*threads*/ "1"});
+    const Run two = run({program("tiled_matmul")}, Settings{/*threads*/ "2"});
+    REQUIRE(one.exit_code == 0);
+    REQUIRE(two.exit_code == 0);
+    CHECK(contains(one.out, "c_hash_0: "));  // the output holds a hash of C's bits
+    CHECK(one.out == two.out);
+    CHECK(one.stats == two.stats);
+}
+
+// Every worker maps 1024 fiber stacks with a guard page each: asked for more workers than the process's memory
+// mappings allow (vm.max_map_count: about 30 at Linux's default), the emulator makes fewer, and every allocation
+// and launch still succeeds (before, a machine with 32 hardware threads saw cudaErrorMemoryAllocation).
+TEST_CASE("asked for 64 worker threads, launches and allocations still succeed, with the same results") {
+    const Run many = run({program("tiled_matmul")}, Settings{/*threads*/ "64"});
+    const Run two = run({program("tiled_matmul")}, Settings{/*threads*/ "2"});
+    REQUIRE(many.exit_code == 0);
+    CHECK(!contains(many.err, "cudaErrorMemoryAllocation"));
+    CHECK(many.out == two.out);
+}
+
+// ===============================================================================================================
+// CUDAEMU_STATS, watchdog
+// ===============================================================================================================
+TEST_CASE("CUDAEMU_STATS: one JSON line per launch with the documented keys and exact counts") {
+    SUBCASE("a correct program: the counts follow from the sizes it prints") {
+        const Run r = run({program("tiled_matmul")});
+        REQUIRE(r.exit_code == 0);
+        const std::map<std::string, std::string> out = parse_output(r.out);
+        REQUIRE(out.count("tile_width") == 1);
+        const int tile = std::stoi(out.at("tile_width"));
+        std::vector<std::array<int, 3>> cases;  // M, N, K of each launch, in order
+        for (int i = 0; out.count("sizes_" + std::to_string(i)); ++i) {
+            std::istringstream s(out.at("sizes_" + std::to_string(i)));
+            std::array<int, 3> mnk{};
+            s >> mnk[0] >> mnk[1] >> mnk[2];
+            cases.push_back(mnk);
+        }
+        REQUIRE(!cases.empty());
+        REQUIRE(r.stats.size() == cases.size());
+        for (size_t i = 0; i < cases.size(); ++i) {
+            const int M = cases[i][0], N = cases[i][1], K = cases[i][2];
+            CAPTURE(M);
+            CAPTURE(N);
+            CAPTURE(K);
+            const std::string& line = r.stats[i];
+            CAPTURE(line);
+            const dim3 grid(ceil_div(N, tile), ceil_div(M, tile));
+            const uint64_t phases = ceil_div(K, tile);
+            const uint64_t thread_phases = uint64_t(grid.x) * grid.y * tile * tile * phases;
+            CHECK(contains(line, "\"kernel\": \"matmul_tiled_kernel\""));
+            CHECK(contains(line, dims_json("grid", grid)));
+            CHECK(contains(line, dims_json("block", dim3(tile, tile))));
+            CHECK(json_number(line, "global_load_bytes") ==
+                  (int64_t(M) * K * grid.x + int64_t(K) * N * grid.y) * int64_t(sizeof(float)));
+            CHECK(json_number(line, "global_store_bytes") == int64_t(M) * N * int64_t(sizeof(float)));
+            CHECK(json_number(line, "shared_store_bytes") == int64_t(thread_phases * 2 * sizeof(float)));
+            CHECK(json_number(line, "shared_load_bytes") == int64_t(thread_phases * 2 * tile * sizeof(float)));
+            CHECK(contains(line, "\"errors\": []"));
+        }
+    }
+    SUBCASE("a program with a race: each error has kind, message, file and line") {
+        const Run r = run({program("error_race_missing_barrier")});
+        REQUIRE(r.stats.size() == 1);
+        const std::string& line = r.stats[0];
+        CAPTURE(line);
+        for (const char* key : {"\"kernel\": \"reverse_without_barrier_kernel\"", "\"grid\": [", "\"block\": [",
+                                "\"global_load_bytes\": ", "\"global_store_bytes\": ", "\"shared_load_bytes\": ",
+                                "\"shared_store_bytes\": ", "\"errors\": [{"}) {
+            CHECK(contains(line, key));
+        }
+        const int races = count_of(line, "\"kind\": \"race\"");
+        CHECK(races >= 1);
+        CHECK(count_of(line, "\"message\": \"race on shared memory") == races);
+        CHECK(count_of(line, "\"file\": \"tests/emu/programs/error_race_missing_barrier.cu\"") == races);
+        CHECK(json_number(line, "line") > 0);
+    }
+}
+
+TEST_CASE("watchdog: a kernel that never ends is stopped after CUDAEMU_TIMEOUT") {
+    SUBCASE("spinning on global memory: stopped, cudaErrorLaunchTimeout") {
+        const Run r = run({program("hang_global_flag")}, Settings{/*threads*/ "2", /*timeout*/ "1"}, 30);
+        INFO("stdout:\n", r.out, "stderr:\n", r.err);
+        CHECK(r.seconds < 10);
+        CHECK(r.exit_code == 0);
+        CHECK(r.out == lines({{"launch", "cudaSuccess"},
+                              {"sync", "cudaErrorLaunchTimeout"},
+                              {"last_error", "cudaErrorLaunchTimeout"}}));
+        CHECK(contains(r.err, "spin_on_flag_kernel"));
+        CHECK(contains(r.err, "timeout"));
+        REQUIRE(r.stats.size() == 1);
+        CHECK(contains(r.stats[0], "\"kind\": \"timeout\""));
+    }
+    SUBCASE("spinning in registers: the program is ended with exit code 124") {
+        const Run r = run({program("hang_registers")}, Settings{/*threads*/ "2", /*timeout*/ "1"}, 30);
+        INFO("stdout:\n", r.out, "stderr:\n", r.err);
+        CHECK(r.seconds < 10);
+        CHECK(r.exit_code == 124);
+        CHECK(contains(r.err, "spin_in_registers_kernel"));
+        CHECK(contains(r.err, "timeout"));
+    }
+}

@@ -1,0 +1,189 @@
+// test_emulator_races.cpp: races, barriers and shared memory read before it is written. A missing
+// __syncthreads() is one race finding that says where the barrier goes; a divergent barrier fails the launch and
+// never hangs; a read of shared memory no thread wrote is kind uninitialised; cuda::barrier and <cuda_pipeline.h>
+// order accesses (or fail to) as on a GPU; and a race is reported the same with 1 and 2 worker threads.
+
+#include <string>
+#include <vector>
+
+#include "kernels.h"
+#include "test_emulator.h"
+
+using namespace emu_test;
+
+// ===============================================================================================================
+// Diagnostics, in process
+// ===============================================================================================================
+TEST_CASE("a missing barrier in the tiled matmul is a race between the tile store and the tile read") {
+    const int M = 55, K = 48, N = 43;
+    const std::vector<float> A = random_floats(M * K, 5), B = random_floats(K * N, 6);
+    DeviceArray<float> d_A(A), d_B(B), d_C(M * N);
+    TileBarriers barriers;
+    SUBCASE("first barrier missing: reads race with this phase's stores") { barriers.after_loads = false; }
+    SUBCASE("second barrier missing: the next phase's stores race with this phase's reads") {
+        barriers.after_use = false;
+    }
+    CAPTURE(barriers.after_loads);
+    CAPTURE(barriers.after_use);
+    cudaemu::clear_launches();
+    REQUIRE(matmul_tiled(d_A.ptr, d_B.ptr, d_C.ptr, M, N, K, barriers) == cudaSuccess);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);  // a race is reported, but it is not an error code
+    const cudaemu::LaunchReport& r = only_launch();
+    INFO(all_messages(r));
+    // one finding for the barrier interval, naming every line that raced and where the missing barrier goes
+    const std::vector<cudaemu::Diagnostic> races = diagnostics_of_kind(r, "race");
+    REQUIRE(races.size() == 1);
+    const cudaemu::Diagnostic& d = races[0];
+    CHECK(contains(d.file, "kernels.cu"));
+    CHECK(d.line > 0);
+    const std::string read = ":" + std::to_string(kernels_line("tile_read"));
+    for (const std::string store : {"tile_store_A", "tile_store_B"})
+        CHECK(contains(d.message, ":" + std::to_string(kernels_line(store))));
+    if (!barriers.after_loads) {  // after the loads, before the multiply
+        CHECK(contains(d.message, "and before " + read + " orders them"));
+        CHECK(!contains(d.message, "end of the loop body"));
+    } else {  // after the multiply, before the loop comes back to the loads
+        CHECK(contains(d.message, "A __syncthreads() after " + read +
+                                      " and before :" + std::to_string(kernels_line("tile_store_A")) +
+                                      " orders them: at the end of the loop body"));
+    }
+}
+
+TEST_CASE("a divergent barrier is reported as kind barrier, fails the launch, and never hangs") {
+    const ResetDeviceAtEnd reset_at_end;
+    const int n = SHARED_BLOCK;
+    DeviceArray<float> in(std::vector<float>(n, 1.0f)), out(n);
+    cudaemu::clear_launches();
+    std::vector<std::string> lines;
+    SUBCASE("half the block returns before __syncthreads()") {
+        CHECK(barrier_after_early_exit(in.ptr, out.ptr) == cudaSuccess);
+        lines = {kernels_at("early_exit_barrier")};
+    }
+    SUBCASE("even and odd threads wait at two different __syncthreads()") {
+        CHECK(barrier_in_both_branches(in.ptr, out.ptr) == cudaSuccess);
+        lines = {kernels_at("even_barrier"), kernels_at("odd_barrier")};
+    }
+    const cudaemu::LaunchReport& r = only_launch();
+    INFO(all_messages(r));
+    CHECK(r.error == cudaErrorLaunchFailure);
+    const std::vector<cudaemu::Diagnostic> barrier = diagnostics_of_kind(r, "barrier");
+    CHECK(barrier.size() == 1);
+    for (const cudaemu::Diagnostic& d : barrier) {
+        CHECK(contains(d.message, "divergent barrier"));
+        for (const std::string& line : lines) CHECK(contains(d.message, line));
+    }
+    CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+    CHECK(cudaGetLastError() == cudaErrorLaunchFailure);  // sticky
+    CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+}
+
+TEST_CASE("reading shared memory no thread wrote is reported as kind uninitialised") {
+    const int n = SHARED_BLOCK;
+    DeviceArray<float> in(std::vector<float>(n, 1.0f)), out(n);
+    cudaemu::clear_launches();
+    REQUIRE(read_unwritten_shared(in.ptr, out.ptr) == cudaSuccess);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);  // reported, but not an error code
+    const cudaemu::LaunchReport& r = only_launch();
+    INFO(all_messages(r));
+    const std::vector<cudaemu::Diagnostic> uninit = diagnostics_of_kind(r, "uninitialised");
+    REQUIRE(uninit.size() == 1);
+    CHECK(contains(uninit[0].file, "kernels.cu"));
+    CHECK(uninit[0].line == kernels_line("unwritten_read"));
+    CHECK(contains(uninit[0].message, "'half_filled'"));
+    CHECK(contains(uninit[0].message, "thread (" + std::to_string(SHARED_BLOCK / 2) + ",0,0)"));  // the first reader
+    CHECK(diagnostics_of_kind(r, "race").empty());
+}
+
+// ===============================================================================================================
+// Races in programs: the same with 1 and 2 worker threads
+// ===============================================================================================================
+TEST_CASE("races are reported identically with 1 and 2 worker threads") {
+    const Run one = run({program("error_race_missing_barrier")}, Settings{/*threads*/ "1"});
+    const Run two = run({program("error_race_missing_barrier")}, Settings{/*threads*/ "2"});
+    CHECK(count_of(one.err, "cudaemu: race") >= 1);
+    CHECK(contains(one.err, "A __syncthreads() after :15 and before :17 orders them"));  // where the barrier goes
+    CHECK(one.err == two.err);
+    CHECK(one.stats == two.stats);
+    CHECK(one.out == two.out);
+}
+
+// ===============================================================================================================
+// Split barriers and asynchronous copies (<cuda/barrier>, <cuda/pipeline>)
+// ===============================================================================================================
+TEST_CASE("a barrier wait that never completes names the wait, what it still expects, and the exited threads") {
+    const Run r = run({program("error_barrier_wait_never_completes")});
+    INFO("stderr:\n", r.err);
+    CHECK(contains(r.err, "waits at cuda::barrier::arrive_and_wait() at "));
+    CHECK(contains(r.err, "error_barrier_wait_never_completes.cu:23 for a phase that still expects 32 of its 64"));
+    CHECK(contains(r.err, "32 have exited"));
+    const Run read = run({program("error_async_copy_read_before_wait")});
+    INFO("stderr:\n", read.err);
+    CHECK(contains(read.err, "error_async_copy_read_before_wait.cu:22: cudaemu: race"));
+    CHECK(contains(read.err, "the memcpy_async of thread (63,0,0) at "));
+}
+
+TEST_CASE("cuda::barrier: a use before init() in the block, and a completed phase as an ordering for the races") {
+    const Run uninit =
+        emucc_build("barrier_no_init",
+                    "#include <cuda/barrier>\n"
+                    "__global__ void k() {\n"
+                    "    __shared__ cuda::barrier<cuda::thread_scope_block> bar;\n"
+                    "    bar.arrive_and_wait();\n"
+                    "}\n"
+                    "int main() { k<<<1, 32>>>(); return cudaDeviceSynchronize() != cudaErrorLaunchFailure; }\n");
+    REQUIRE(uninit.exit_code == 0);
+    const Run ru = run({(scratch_dir() / "barrier_no_init").string()});
+    INFO("stderr:\n", ru.err);
+    CHECK(ru.exit_code == 0);
+    CHECK(contains(ru.err, "barrier_no_init.cu:4"));
+    CHECK(contains(ru.err, "a barrier this block has not initialised"));
+    // the same exchange through shared memory: ordered by a phase, a race without one
+    const std::string kernel_head =
+        "#include <cuda/barrier>\n"
+        "__global__ void k(int* out) {\n"
+        "    __shared__ cuda::barrier<cuda::thread_scope_block> bar;\n"
+        "    __shared__ int s[64];\n"
+        "    if (threadIdx.x == 0) init(&bar, blockDim.x);\n"
+        "    __syncthreads();\n"
+        "    s[threadIdx.x] = threadIdx.x;\n";
+    const std::string kernel_tail =
+        "    out[threadIdx.x] = s[63 - threadIdx.x];\n"
+        "}\n"
+        "int main() { int* d; cudaMalloc(&d, 256); k<<<1, 64>>>(d); return cudaDeviceSynchronize(); }\n";
+    for (const bool with_wait : {true, false}) {
+        CAPTURE(with_wait);
+        const std::string name = with_wait ? "barrier_orders" : "barrier_missing";
+        REQUIRE(emucc_build(
+                    name, kernel_head + (with_wait ? "    bar.arrive_and_wait();\n" : "    (void)bar;\n") + kernel_tail)
+                    .exit_code == 0);
+        const Run r = run({(scratch_dir() / name).string()});
+        INFO("stderr:\n", r.err);
+        CHECK(r.exit_code == 0);
+        CHECK(contains(r.err, "cudaemu: race") == !with_wait);
+    }
+}
+
+TEST_CASE("<cuda_pipeline.h>: reading a copy's destination before __pipeline_wait_prior covers it is a race") {
+    for (const bool waits : {true, false}) {
+        CAPTURE(waits);
+        const std::string name = waits ? "primitive_waits" : "primitive_reads_early";
+        const std::string source =
+            "#include <cuda_pipeline.h>\n"
+            "__global__ void k(const float* in, float* out) {\n"
+            "    __shared__ float tile[32];\n"
+            "    __pipeline_memcpy_async(&tile[threadIdx.x], &in[threadIdx.x], sizeof(float));\n"
+            "    __pipeline_commit();\n" +
+            std::string(waits ? "    __pipeline_wait_prior(0);\n" : "    (void)0;\n") +
+            "    __syncthreads();\n"
+            "    out[threadIdx.x] = tile[31 - threadIdx.x];\n"
+            "    __pipeline_wait_prior(0);\n"
+            "}\n"
+            "int main() { float* d; cudaMalloc(&d, 256); k<<<1, 32>>>(d, d + 32); return cudaDeviceSynchronize(); }\n";
+        REQUIRE(emucc_build(name, source).exit_code == 0);
+        const Run r = run({(scratch_dir() / name).string()});
+        INFO("stderr:\n", r.err);
+        CHECK(r.exit_code == 0);
+        CHECK(contains(r.err, name + ".cu:8: cudaemu: race") == !waits);
+        if (!waits) CHECK(contains(r.err, name + ".cu:4 may still be filling"));
+    }
+}

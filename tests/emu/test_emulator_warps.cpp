@@ -1,0 +1,93 @@
+// test_emulator_warps.cpp: warps and cooperative groups. Each warp or group diagnostic (a collective some lanes
+// never reach, a lane that has exited, a shuffle outside the mask, a grid.sync() without a cooperative launch, ...)
+// names the lanes and the lines involved, identically with 1 and 2 worker threads; correct warp programs give the
+// same results either way.
+
+#include <string>
+#include <vector>
+
+#include "test_emulator.h"
+
+using namespace emu_test;
+
+namespace {
+
+// A stats line's launch error and findings: what must not depend on the number of workers
+std::string findings_of(const std::string& line) {
+    const size_t error = line.find("\"error\": "), errors = line.find("\"errors\": [");
+    if (error == std::string::npos || errors == std::string::npos) return line;
+    return line.substr(error, line.find(',', error) - error) + " " + line.substr(errors);
+}
+
+}  // namespace
+
+// ===============================================================================================================
+// Warps: each diagnostic names the lanes and the lines involved, whatever the number of worker threads
+// ===============================================================================================================
+TEST_CASE("warp diagnostics name the lanes and the lines, identically with 1 and 2 worker threads") {
+    struct WarpCase {
+        const char* program;
+        std::vector<std::string> says;  // each must appear on stderr
+    };
+    const WarpCase cases[] = {
+        {"error_warp_stuck_collective",
+         {"lanes 0-15 of warp 0 of block (0,0,0) wait at __syncwarp(mask 0xffffffff) at "
+          "tests/emu/programs/error_warp_stuck_collective.cu:17",
+          "lanes 16-31 named in the mask wait at __syncthreads() at "
+          "tests/emu/programs/error_warp_stuck_collective.cu:19"}},
+        {"error_warp_exited_lane",
+         {"error_warp_exited_lane.cu:17, but lanes 16-31 named in the mask have already exited",
+          "reads lane 16, which has already exited"}},
+        {"error_warp_shfl_outside_mask",
+         {"calls __shfl_sync(mask 0x0000ffff) at", "reads lane 16, which is not named in the mask"}},
+        {"error_warp_race_no_syncwarp",
+         {"(lanes 0 and 1 of warp 0: a warp does not run in lockstep", "error_warp_race_no_syncwarp.cu:24"}},
+        {"error_cg_shfl_outside_group",
+         {"error_cg_shfl_outside_group.cu:21: coalesced_group::shfl reads rank 16 of a group of 16 threads",
+          "(7 more like it)"}},
+        {"error_tile_stuck_sync",
+         {"thread (0,0,0) of block (0,0,0) waits at the sync of a thread_block_tile<64> at "
+          "tests/emu/programs/error_tile_stuck_sync.cu:21, but thread (32,0,0) of the tile waits at __syncthreads() at "
+          "tests/emu/programs/error_tile_stuck_sync.cu:23"}},
+        {"error_grid_sync_not_cooperative",
+         {"grid.sync() at tests/emu/programs/error_grid_sync_not_cooperative.cu:19 in kernel 'shift_kernel', which was "
+          "not launched with cudaLaunchCooperativeKernel"}},
+        {"error_cg_tile_size",
+         {"error_cg_tile_size.cu:16: tiled_partition(parent, n): n must be a power of two from 1 to 32, not 48"}},
+        {"error_grid_sync_block_exits",
+         {"block (0,0,0) waits at grid.sync() at tests/emu/programs/error_grid_sync_block_exits.cu:20, but block "
+          "(3,0,0) has finished without reaching it"}},
+    };
+    for (const WarpCase& c : cases) {
+        const std::string name = c.program;
+        CAPTURE(name);
+        const Run one = run({program(c.program)}, Settings{/*threads*/ "1"});
+        const Run two = run({program(c.program)}, Settings{/*threads*/ "2"});
+        INFO("stderr:\n", one.err);
+        for (const std::string& text : c.says) CHECK(contains(one.err, text));
+        CHECK(one.err == two.err);
+        // After an error ends a launch, whether another worker had already started a later block (and what it
+        // loaded) depends on timing, as on a GPU; the launch's error and findings do not.
+        REQUIRE(one.stats.size() == two.stats.size());
+        for (size_t i = 0; i < one.stats.size(); ++i) CHECK(findings_of(one.stats[i]) == findings_of(two.stats[i]));
+        CHECK(one.out == two.out);
+    }
+    // the stuck collective ends its block before the __syncthreads(), and the launch with an error
+    const Run stuck = run({program("error_warp_stuck_collective")});
+    CHECK(count_of(stuck.err, "cudaemu: warp") == 1);
+    CHECK(count_of(stuck.err, "cudaemu: barrier") == 0);
+}
+
+TEST_CASE("warp programs give the same results with 1 and 2 worker threads, and no diagnostics") {
+    // (not grid_sync: its largest cooperative grid follows the multiprocessors, one per worker thread)
+    for (const char* name :
+         {"warp_shuffle", "warp_vote", "cooperative_groups", "cooperative_groups_generic", "coalesced_groups"}) {
+        CAPTURE(name);
+        const Run one = run({program(name)}, Settings{/*threads*/ "1"});
+        const Run two = run({program(name)}, Settings{/*threads*/ "2"});
+        CHECK(one.exit_code == 0);
+        CHECK(one.err == "");
+        CHECK(one.out == two.out);
+        CHECK(one.stats == two.stats);
+    }
+}
