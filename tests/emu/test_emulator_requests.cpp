@@ -15,7 +15,7 @@ using namespace emu_test;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Warp-level requests: requests.cu's patterns, counted as the H100 counted them (Nsight Compute, recorded in
-// programs/requests.h100.json by tools/perf/requests_ncu.py), and the hand-computable ones worked out here.
+// programs/requests.h100.json by python3 -m tools.perf.requests_ncu), and the hand-computable ones worked out here.
 // ---------------------------------------------------------------------------------------------------------------
 namespace {
 
