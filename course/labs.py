@@ -146,15 +146,21 @@ def readme_table(chosen=None):
     return "\n".join(lines) + "\n"
 
 
+def block_tile_floats(M, N, K, bm, bn):
+    """Floats a kernel reads from A and B when each block computes a bm×bn tile of C and loads only elements inside
+    A and B: each element of A once per block column, each of B once per block row. The labs' traffic tests allow
+    this (block_tile_floats in common/lab_tests.h; tests/course/test_labs.py checks that the two agree)."""
+    return M * K * -(-N // bn) + K * N * -(-M // bm)
+
+
 def traffic_bytes(tile, M, N, K):
-    """The formula of Lab.traffic_bytes for a block tile (BM, BN), or None for the naive kernel. The C++ harness has
-    the same formula (common/harness.cpp); tests/course/test_labs.py checks that they agree."""
+    """The formula of Lab.traffic_bytes for a block tile (BM, BN), or None for the naive kernel."""
     if tile is None:
         reads = 2 * M * N * K
         text = "2·M·N·K·4 + M·N·4"
     else:
         bm, bn = tile
-        reads = M * K * -(-N // bn) + K * N * -(-M // bm)
+        reads = block_tile_floats(M, N, K, bm, bn)
         text = "(M·K·⌈N/%d⌉ + K·N·⌈M/%d⌉)·4 + M·N·4" % (bn, bm)
     return 4 * reads + 4 * M * N, text
 

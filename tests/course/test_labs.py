@@ -1,5 +1,6 @@
 """The Lab model: finding labs by any of their names, lab.ini, and lab.h's facts as the compiler gives them."""
 import os
+import subprocess
 
 import pytest
 
@@ -117,3 +118,20 @@ def test_every_demo_and_every_hidden_shape_is_one_the_lab_takes():
         shapes = [p[:3] for _ in range(20) for p in classgrade.hidden_problems(lab.folder, rng)]
         assert all(max(s) <= lab.hidden_max_size for s in shapes)
         assert all(lab.valid_shapes([(M, N, K) for M, N, K in shapes])), lab
+
+
+def test_the_traffic_formula_is_the_harness_s(tmp_path):
+    """One formula in C++ (block_tile_floats in common/lab_tests.h, the bound the labs' traffic tests allow) and one
+    in Python (labs.block_tile_floats, what the tools print): compiled and compared on edge cases."""
+    shapes = [(1, 1, 1, 16, 16), (16, 16, 16, 16, 16), (17, 15, 33, 16, 16), (100, 75, 130, 64, 64),
+              (130, 260, 36, 128, 128), (4096, 4096, 1023, 128, 256), (1, 1000, 7, 128, 128), (50000, 50000, 9, 8, 8)]
+    calls = "".join("    p.M = %d, p.N = %d, p.K = %d;\n"
+                    '    std::printf("%%llu\\n", (unsigned long long)block_tile_floats(p, %d, %d));\n' % s for s in shapes)
+    source = tmp_path / "formula.cpp"
+    source.write_text('#include <cstdio>\n#include "lab_tests.h"\nint main() {\n    Problem p;\n%s}\n' % calls)
+    exe = tmp_path / "formula"
+    flags = ["-std=c++17", "-DDOCTEST_CONFIG_DISABLE", "-I", os.path.join(paths.ROOT, "common"), "-I", labs.find(3).path]
+    build = subprocess.run(labs.probe_compiler() + flags + [str(source), "-o", str(exe)], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-2000:]
+    got = [int(v) for v in subprocess.run([str(exe)], capture_output=True, text=True).stdout.split()]
+    assert got == [labs.block_tile_floats(M, N, K, bm, bn) for M, N, K, bm, bn in shapes]
