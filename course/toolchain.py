@@ -10,12 +10,11 @@ import re
 import shutil
 import subprocess
 import threading
-import xml.etree.ElementTree as ET
 
 from . import confine
 from .labs import Lab
 from .paths import EMUCC, ROOT
-from .runner import test_env
+from .runner import parse_test_list, test_env
 
 
 class BuildError(Exception):
@@ -274,8 +273,7 @@ class Toolchain:
                     os.replace(partial, lister)
                 proc = subprocess.run([lister, "--list-test-cases", "--reporters=xml"], capture_output=True, text=True,
                                       timeout=120, env=test_env())
-                root = ET.fromstring(proc.stdout[proc.stdout.find("<?xml"):])
-                TEST_CASES[key] = [(tc.get("name"), tc.get("testsuite") or "") for tc in root.iter("TestCase")]
+                TEST_CASES[key] = parse_test_list(proc.stdout, lister)
             return TEST_CASES[key]
 
 

@@ -1,5 +1,5 @@
 # The course package's unit tests (tests/course), with Debian's pytest; its settings are in pyproject.toml.
-#   make test-python           run them
+#   make test-python           run them, and class grading's unit tests (tests/grader/test_submissions.py)
 #   make test-lint             pyflakes over every Python file of the course (unused names, undefined names)
 
 PYTEST ?= pytest-3
@@ -16,4 +16,4 @@ test-lint:
 	@$(PYFLAKES) $(PYTHON_SOURCES) && echo "test-lint: pyflakes finds nothing in the course's Python"
 
 test-python:
-	@$(PYTEST) -q tests/course
+	@$(PYTEST) -q tests/course tests/grader/test_submissions.py

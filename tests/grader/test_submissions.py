@@ -1,0 +1,147 @@
+"""How class grading reads a submission, on small made-up ones (nothing is compiled): a student's name from the
+entry, archives unpacked only inside their folder, links and odd files refused, the lab folders found."""
+import io
+import os
+import tarfile
+import zipfile
+
+import pytest
+
+from grader import classgrade
+from grader.classgrade import Rejected
+
+LAB = classgrade.LABS[0]
+
+
+@pytest.mark.parametrize("entry, name", [
+    ("ann", "ann"), ("ann smith", "ann_smith"), ("..hidden", "hidden"), ("x/y\n", "y_"), ("é", "_"), (".", "_"),
+])
+def test_a_student_name_is_safe_as_a_folder(tmp_path, entry, name):
+    assert classgrade.student_name(os.path.join(str(tmp_path), entry)) == name
+
+
+def test_an_archive_name_loses_its_suffix_only_for_a_file(tmp_path):
+    (tmp_path / "bob.zip").write_bytes(b"")
+    (tmp_path / "carol.tar.gz").mkdir()
+    assert classgrade.student_name(str(tmp_path / "bob.zip")) == "bob"
+    assert classgrade.student_name(str(tmp_path / "carol.tar.gz")) == "carol.tar.gz"
+
+
+def test_a_shown_name_is_printable_and_short():
+    assert classgrade.shown_name("a\x1bb") == "a\\x1bb"
+    assert classgrade.shown_name(os.fsdecode(b"bad\xff")) == "bad\\xff"
+    assert len(classgrade.shown_name("x" * 500)) == 100
+
+
+def test_a_student_named_like_the_grader_s_files_gets_another_folder():
+    assert classgrade.output_folder("/out", "Gradebook.csv") == "/out/student-Gradebook.csv"
+    assert classgrade.output_folder("/out", "ann") == "/out/ann"
+
+
+@pytest.mark.parametrize("name, safe", [
+    ("lab1-naive/kernel.cu", True), ("a/../b", False), ("../x", False), ("/etc/passwd", False),
+    ("\\\\server\\x", False), ("C:/x", False), ("..\\x", False), ("a..b/c", True),
+])
+def test_member_names_stay_inside(name, safe):
+    assert classgrade.safe_member_name(name) == safe
+
+
+def zip_of(path, members):
+    with zipfile.ZipFile(path, "w") as z:
+        for name, data in members:
+            z.writestr(name, data)
+    return str(path)
+
+
+def test_a_zip_unpacks_into_its_folder(tmp_path):
+    archive = zip_of(tmp_path / "ann.zip", [("%s/kernel.cu" % LAB, "// mine\n")])
+    classgrade.unpack(archive, str(tmp_path / "out"))
+    assert (tmp_path / "out" / LAB / "kernel.cu").read_text() == "// mine\n"
+
+
+@pytest.mark.parametrize("members, status, why", [
+    ([("../escape.cu", "x")], "unsafe-archive", "points outside it"),
+    ([("/abs.cu", "x")], "unsafe-archive", "points outside it"),
+    ([("a" * 1100 + ".cu", "x")], "unsafe-archive", "longer than 1024 bytes"),
+    ([("f%d" % i, "") for i in range(classgrade.ARCHIVE_MAX_FILES + 1)], "bad-archive", "more than"),
+])
+def test_a_zip_that_would_land_outside_is_refused_before_anything_is_written(tmp_path, members, status, why):
+    archive = zip_of(tmp_path / "bad.zip", members + [("ok.cu", "x")])
+    with pytest.raises(Rejected, match=why) as e:
+        classgrade.unpack(archive, str(tmp_path / "out"))
+    assert e.value.status == status
+    assert not (tmp_path / "out" / "ok.cu").exists() and not (tmp_path / "escape.cu").exists()
+
+
+def test_a_zip_with_a_link_is_refused(tmp_path):
+    path = tmp_path / "link.zip"
+    with zipfile.ZipFile(path, "w") as z:
+        info = zipfile.ZipInfo("%s/kernel.cu" % LAB)
+        info.external_attr = (0o120777 << 16)  # a symbolic link
+        z.writestr(info, "../../../grader/solutions/%s/kernel.cu" % LAB)
+    with pytest.raises(Rejected, match="not a plain file"):
+        classgrade.unpack(str(path), str(tmp_path / "out"))
+
+
+def test_what_is_not_an_archive_is_a_bad_archive(tmp_path):
+    for name in ("x.zip", "x.tar.gz"):
+        (tmp_path / name).write_bytes(b"not an archive")
+        with pytest.raises(Rejected) as e:
+            classgrade.unpack(str(tmp_path / name), str(tmp_path / "out"))
+        assert e.value.status == "bad-archive"
+
+
+def tar_of(path, members):
+    with tarfile.open(path, "w:gz", format=tarfile.GNU_FORMAT) as t:
+        for info, data in members:
+            t.addfile(info, io.BytesIO(data) if data is not None else None)
+    return str(path)
+
+
+def tar_file(name, data=b"x"):
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    return info, data
+
+
+def test_a_tar_gz_unpacks_and_its_links_and_devices_are_refused(tmp_path):
+    good = tar_of(tmp_path / "ann.tar.gz", [tar_file("%s/kernel.cu" % LAB, b"// mine\n")])
+    classgrade.unpack(good, str(tmp_path / "out"))
+    assert (tmp_path / "out" / LAB / "kernel.cu").read_bytes() == b"// mine\n"
+    for kind in (tarfile.SYMTYPE, tarfile.LNKTYPE, tarfile.FIFOTYPE, tarfile.CHRTYPE):
+        info = tarfile.TarInfo("%s/kernel.cu" % LAB)
+        info.type, info.linkname = kind, "/etc/passwd"
+        bad = tar_of(tmp_path / ("bad%s.tar.gz" % kind.decode()), [(info, None)])
+        with pytest.raises(Rejected, match="not a plain file"):
+            classgrade.unpack(bad, str(tmp_path / ("out" + kind.decode())))
+
+
+def test_a_tar_gz_with_a_huge_name_header_is_refused_before_tarfile_reads_it(tmp_path):
+    archive = tar_of(tmp_path / "long.tar.gz", [tar_file("d/" * 3000 + "k.cu")])  # a 6 KB GNU long-name header
+    with pytest.raises(Rejected, match="byte name or extended header"):
+        classgrade.unpack(archive, str(tmp_path / "out"))
+
+
+def test_a_folder_with_a_link_or_a_fifo_is_refused(tmp_path):
+    (tmp_path / "s" / LAB).mkdir(parents=True)
+    os.symlink("/etc/passwd", tmp_path / "s" / LAB / "kernel.cu")
+    with pytest.raises(Rejected, match="symbolic link"):
+        classgrade.refuse_links(str(tmp_path / "s"))
+    (tmp_path / "f").mkdir()
+    os.mkfifo(tmp_path / "f" / "pipe")
+    with pytest.raises(Rejected, match="not a plain file or folder"):
+        classgrade.refuse_links(str(tmp_path / "f"))
+
+
+def test_the_lab_folders_are_found_at_the_top_or_in_one_folder(tmp_path):
+    (tmp_path / "a" / LAB).mkdir(parents=True)
+    assert classgrade.locate_labs(str(tmp_path / "a")) == {LAB: str(tmp_path / "a" / LAB / "kernel.cu")}
+    (tmp_path / "b" / "labs" / LAB).mkdir(parents=True)
+    (tmp_path / "b" / "__MACOSX").mkdir()
+    assert list(classgrade.locate_labs(str(tmp_path / "b"))) == [LAB]
+    (tmp_path / "c").mkdir()
+    with pytest.raises(Rejected, match="empty"):
+        classgrade.locate_labs(str(tmp_path / "c"))
+    (tmp_path / "d" / "mine").mkdir(parents=True)
+    with pytest.raises(Rejected, match="no lab folder"):
+        classgrade.locate_labs(str(tmp_path / "d"))
