@@ -2,7 +2,7 @@
 // neighbour slot is never written (the load that should fill it is missing). Dynamic shared memory is checked
 // like static: the read of a value no thread wrote is reported. (A GPU reads whatever was there.)
 //
-// Build: nvcc -arch=sm_90 -o error_dynamic_shared_uninitialized tests/emu/programs/error_dynamic_shared_uninitialized.cu
+// Build: nvcc -arch=sm_90 -o error_dynamic_shared_uninitialised tests/emu/programs/error_dynamic_shared_uninitialised.cu
 
 #include "program.h"
 

@@ -2,7 +2,7 @@
 // so the second half reads shared memory no thread has written. Not an error code on either machine: the
 // program prints only error names, never the (undefined) data.
 //
-// Build: nvcc -arch=sm_90 -o error_uninitialized_shared tests/emu/programs/error_uninitialized_shared.cu
+// Build: nvcc -arch=sm_90 -o error_uninitialised_shared tests/emu/programs/error_uninitialised_shared.cu
 
 #include "program.h"
 
