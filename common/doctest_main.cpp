@@ -7,7 +7,7 @@
 // record() of VerdictListener, below):
 //   {"kind": "test-case", "token": "...", "name": "...", "suite": "...", "status": "failed", "messages": [...],
 //    "failed_checks": ["correctness"], "findings": [{"kind": "race", "file": "...", "line": ..., "message": "..."}],
-//    "findings_left_out": 0}
+//    "findings_left_out": 0, "out_of_memory": false}
 // Text the student's code prints can imitate doctest's report, never this record; the grader believes only it.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
@@ -17,7 +17,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <exception>
 #include <iostream>
+#include <new>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -70,6 +72,7 @@ struct VerdictListener : doctest::IReporter {
 
     std::string name_, suite_;
     std::vector<std::string> messages_;
+    bool out_of_memory_ = false;  // the case ended in std::bad_alloc
 
     void report_query(const doctest::QueryData&) override {}
     void test_run_start() override {}
@@ -90,6 +93,8 @@ struct VerdictListener : doctest::IReporter {
     //                      because of a finding; the others add findings to a failure of their own. [] where no
     //                      emulator runs (a GPU build)
     //   findings_left_out  how many findings there were beyond those listed
+    //   out_of_memory      true when the case ended in std::bad_alloc (what a sandbox's memory limit looks like to
+    //                      the program), judged by the exception's type, not its text
     // Every message is cut at kMaxMessageBytes.
     std::string record(bool passed) const {
         json::Writer w;
@@ -117,7 +122,8 @@ struct VerdictListener : doctest::IReporter {
                 .field("message", capped(f.message))
                 .end_object();
         }
-        w.end_array().field("findings_left_out", c.findings.size() - listed).end_object();
+        w.end_array().field("findings_left_out", c.findings.size() - listed).field("out_of_memory", out_of_memory_);
+        w.end_object();
         return w.str() + "\n";
     }
 
@@ -125,6 +131,7 @@ struct VerdictListener : doctest::IReporter {
         name_ = tc.m_name;
         suite_ = tc.m_test_suite ? tc.m_test_suite : "";
         messages_.clear();
+        out_of_memory_ = false;
         case_record() = CaseRecord();
     }
     void test_case_reenter(const doctest::TestCaseData&) override {}
@@ -139,6 +146,13 @@ struct VerdictListener : doctest::IReporter {
     }
     void test_case_exception(const doctest::TestCaseException& e) override {
         messages_.push_back(capped(std::string("exception: ") + e.error_string.c_str()));
+        // doctest calls this from its catch (...): the exception that ended the case is still the one being handled
+        try {
+            if (std::exception_ptr ended = std::current_exception()) std::rethrow_exception(ended);
+        } catch (const std::bad_alloc&) {
+            out_of_memory_ = true;
+        } catch (...) {
+        }
     }
     void subcase_start(const doctest::SubcaseSignature&) override {}
     void subcase_end() override {}

@@ -125,13 +125,15 @@ def run_test_case(binary, name, sandbox=None):
         elif proc.returncode == 124:
             status, why = Status.TIMED_OUT, "the kernel did not finish (emulator watchdog)"
         elif sandbox and "std::bad_alloc" in proc.stdout + proc.stderr:
+            # no record: the program died of it outside a test case (the only case left to its text, which can
+            # only stop the submission's own lab)
             raise SandboxLimit("stopped by the sandbox's memory limit (%d MiB): std::bad_alloc"
                                % sandbox.limits["memory_mb"])
         else:
             why = "the test program exited with code %d before finishing" % proc.returncode
         return Verdict(status, (why + "\n" + stderr).strip())
     messages = [m for m in record.get("messages", []) if isinstance(m, str)]
-    if sandbox and any("std::bad_alloc" in m for m in messages):  # doctest caught it: the memory limit
+    if sandbox and record.get("out_of_memory") is True:  # the case ended in std::bad_alloc: the memory limit
         raise SandboxLimit("stopped by the sandbox's memory limit (%d MiB): std::bad_alloc"
                            % sandbox.limits["memory_mb"])
     passed = record.get("status") == "passed" and proc.returncode == 0

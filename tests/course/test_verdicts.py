@@ -96,3 +96,27 @@ def test_the_grader_reads_the_findings_and_the_failed_checks(wrong_binary):
     assert verdict.status is Status.FAILED
     assert verdict.findings == (Finding("race", WRONG, store),)
     assert verdict.failed_checks == ("memory safety",)
+
+
+def test_a_case_ended_by_std_bad_alloc_says_so_by_its_type(tmp_path):
+    """What a sandbox's memory limit looks like to the test program: new throws std::bad_alloc. The record says
+    out_of_memory (the grader then stops the lab with the sandbox's reason), judged by the exception's type; a case
+    that fails otherwise says false."""
+    import resource
+    lab1 = "lab1-naive"
+    kernel = os.path.join(ROOT, "grader", "malicious", "lab1", "allocate_forever.cu")  # new char[512 MiB], forever
+    binary = Toolchain("emu").build_lab(lab1, kernel, str(tmp_path / "build"), with_demo=False)["tests"]
+    name = next(n for n, suite in Toolchain("emu").test_cases(lab1) if suite == "correctness")
+    verdicts = str(tmp_path / "verdicts.jsonl")
+    token = secrets.token_hex(16)
+
+    def limit_memory():  # as the sandbox does, so that the allocations fail soon
+        resource.setrlimit(resource.RLIMIT_DATA, (4 << 30, 4 << 30))
+
+    subprocess.run([binary, "--test-case=" + name.replace(",", "\\,"), "--reporters=xml", "--no-version"],
+                   input=token + "\n", capture_output=True, text=True, timeout=600, cwd=ROOT, preexec_fn=limit_memory,
+                   env=dict(runner.test_env(), CUDAGRADE_VERDICTS=verdicts))
+    record, why_none = runner.read_verdicts(verdicts, token, name)
+    assert record is not None, why_none
+    assert record["status"] == "failed" and record["out_of_memory"] is True
+    assert record_of(build(os.path.join(ROOT, REFERENCE), REFERENCE), MEMORY_SAFETY)["out_of_memory"] is False
