@@ -26,11 +26,12 @@ gradescope:
 
 TESTS += test-grading test-slurm
 
+# the handout's lesson commands are checked on the handout test_grading.py builds (tests/grader/conftest.py)
 test-grading:
-	@$(PYTHON) -m grader.test_grading
+	@$(PYTEST) -q tests/grader/test_grading.py tests/grader/test_handout_commands.py
 
 test-slurm:
-	@$(PYTHON) -m grader.test_slurm
+	@$(PYTEST) -q tests/grader/test_slurm.py
 
 BENCH_CLASS := build/bench-grading/class
 bench-grading:

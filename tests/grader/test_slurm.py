@@ -1,11 +1,10 @@
-#!/usr/bin/env python3
-"""test_slurm — `make grade-all RUNNER=slurm` against a one-node Slurm this test starts and stops (make test-slurm,
-part of make test).
+"""`make grade-all RUNNER=slurm` against a one-node Slurm this file starts and stops (make test-slurm, part of make
+test).
 
-Starts munged and a Slurm controller and node daemon on this machine, each with its files in a temporary folder
-and on ports of its own, grades a small class through a Slurm job array, then grades the same class locally
-and checks that the two gradebooks agree. Needs Debian's slurm-wlm and munge, and root (the daemons' user).
-Prints one line per check and closes with "N passed, N failed".
+Starts munged and a Slurm controller and node daemon on this machine, once for the file, each with its files in a
+temporary folder and on ports of its own, grades a small class through a Slurm job array, then grades the same class
+locally and checks that the two gradebooks agree. Needs Debian's slurm-wlm and munge, and root (the daemons' user):
+without them every test fails, saying which is missing.
 """
 import csv
 import os
@@ -16,10 +15,12 @@ import sys
 import tarfile
 import tempfile
 import time
+from types import SimpleNamespace
+
+import pytest
 
 from course import labs, toolchain
 from course.paths import ROOT
-from grader.selftest import Tally
 
 LABS = labs.folders()
 NEEDED = ["munged", "slurmctld", "slurmd", "sbatch", "sinfo"]
@@ -141,59 +142,90 @@ def gradebook(out):
         return {r["student"]: (r["status"], r["total"]) for r in csv.DictReader(f)}
 
 
-def main(argv):
-    t = Tally()
+def grade_all_via_slurm(submissions, out, env):
+    return subprocess.run([sys.executable, "-m", "grader.classgrade", "grade-all", "--submissions", submissions,
+                           "--out", out, "--runner", "slurm", "--backend", "emu"],
+                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def tmp():
+    """The file's temporary folder, readable by all: the array tasks read the class and write their results."""
+    with tempfile.TemporaryDirectory(prefix="test-slurm-") as folder:
+        os.chmod(folder, 0o755)
+        yield folder
+
+
+@pytest.fixture(scope="module")
+def started(tmp):
+    """(the Cluster, why it did not start or None), stopped by its process ids after the file's last test."""
     missing = [c for c in NEEDED if not shutil.which(c)]
     if missing or os.geteuid() != 0:
-        print("FAILED  test-slurm needs %s" % ("root" if not missing else
-                                               "Slurm and munge (apt-get install slurm-wlm munge): no " +
-                                               ", ".join(missing)))
-        print("0 passed, 1 failed")
-        return 1
-    with tempfile.TemporaryDirectory(prefix="test-slurm-") as tmp:
-        os.chmod(tmp, 0o755)
-        cluster = Cluster(os.path.join(tmp, "slurm"))
-        os.makedirs(cluster.dir)
-        try:
-            why = cluster.start()
-            if not t.check(why is None, "a one-node Slurm starts (munged, slurmctld, slurmd)", why):
-                return 1
-            submissions = os.path.join(tmp, "class")
-            make_class(submissions)
-            out = os.path.join(tmp, "slurm-graded")
-            started = time.time()
-            proc = subprocess.run([sys.executable, "-m", "grader.classgrade", "grade-all",
-                                   "--submissions", submissions, "--out", out, "--runner", "slurm", "--backend", "emu"],
-                                  capture_output=True, text=True, env=cluster.env, cwd=ROOT, timeout=600)
-            t.check(proc.returncode == 0 and "Slurm job array of 4 tasks" in proc.stdout,
-                    "grade-all --runner slurm submits one array task per submission (%.0f s)" % (time.time() - started),
-                    proc.stdout[-2000:] + proc.stderr[-2000:])
-            logs = [f for f in os.listdir(os.path.join(out, ".slurm")) if f.startswith("task-")] \
-                if os.path.isdir(os.path.join(out, ".slurm")) else []
-            t.check(len(logs) == 4, "every array task wrote its log (%d of 4)" % len(logs), tail(
-                os.path.join(cluster.dir, "slurmctld.log")))
-            local = os.path.join(tmp, "local-graded")
-            subprocess.run([sys.executable, "-m", "grader.classgrade", "grade-all",
-                            "--submissions", submissions, "--out", local, "--backend", "emu"],
-                           capture_output=True, text=True, cwd=ROOT)
-            try:
-                via_slurm, here = gradebook(out), gradebook(local)
-            except OSError as e:
-                via_slurm, here = {"error": str(e)}, {}
-            t.check(via_slurm == here and via_slurm.get("correct") == ("graded", "100") and
-                    via_slurm.get("broken", ("",))[0] == "bad-archive",
-                    "the Slurm gradebook is the local one: %s" % sorted(via_slurm.items()),
-                    "slurm: %s\nlocal: %s" % (via_slurm, here))
-            proc = subprocess.run([sys.executable, "-m", "grader.classgrade", "grade-all",
-                                   "--submissions", submissions, "--out", out, "--runner", "slurm", "--backend", "emu"],
-                                  capture_output=True, text=True, env=cluster.env, cwd=ROOT, timeout=600)
-            t.check(proc.returncode == 0 and " 0 to grade" in proc.stdout and "submitting" not in proc.stdout,
-                    "a second Slurm run submits nothing: every result is kept", proc.stdout[-2000:])
-        finally:
-            cluster.stop()
-    print("%d passed, %d failed" % (t.passed, t.failed))
-    return 1 if t.failed else 0
+        pytest.fail("test-slurm needs %s" % ("root" if not missing else "Slurm and munge (apt-get install slurm-wlm "
+                                             "munge): no " + ", ".join(missing)))
+    cluster = Cluster(os.path.join(tmp, "slurm"))
+    os.makedirs(cluster.dir)
+    try:
+        yield cluster, cluster.start()
+    finally:
+        cluster.stop()
 
 
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+@pytest.fixture(scope="module")
+def cluster(started):
+    """The running cluster, for the tests that grade through it."""
+    cluster, why = started
+    if why is not None:
+        pytest.fail("the one-node Slurm did not start (see test_a_one_node_slurm_starts)")
+    return cluster
+
+
+@pytest.fixture(scope="module")
+def via_slurm(cluster, tmp):
+    """The class graded once through the Slurm job array: submissions, out, proc and seconds."""
+    submissions = os.path.join(tmp, "class")
+    make_class(submissions)
+    out = os.path.join(tmp, "slurm-graded")
+    started = time.time()
+    proc = grade_all_via_slurm(submissions, out, cluster.env)
+    return SimpleNamespace(submissions=submissions, out=out, proc=proc, seconds=time.time() - started)
+
+
+def test_a_one_node_slurm_starts(started):
+    _, why = started
+    assert why is None, "a one-node Slurm starts (munged, slurmctld, slurmd)\n%s" % why
+
+
+def test_grade_all_submits_one_array_task_per_submission(via_slurm):
+    proc = via_slurm.proc
+    assert proc.returncode == 0 and "Slurm job array of 4 tasks" in proc.stdout, \
+        "grade-all --runner slurm submits one array task per submission (%.0f s)\n%s" % (
+            via_slurm.seconds, proc.stdout[-2000:] + proc.stderr[-2000:])
+
+
+def test_every_array_task_wrote_its_log(via_slurm, cluster):
+    out = via_slurm.out
+    logs = [f for f in os.listdir(os.path.join(out, ".slurm")) if f.startswith("task-")] \
+        if os.path.isdir(os.path.join(out, ".slurm")) else []
+    assert len(logs) == 4, "every array task wrote its log (%d of 4)\n%s" % (
+        len(logs), tail(os.path.join(cluster.dir, "slurmctld.log")))
+
+
+def test_the_slurm_gradebook_is_the_local_one(via_slurm, tmp):
+    local = os.path.join(tmp, "local-graded")
+    subprocess.run([sys.executable, "-m", "grader.classgrade", "grade-all",
+                    "--submissions", via_slurm.submissions, "--out", local, "--backend", "emu"],
+                   capture_output=True, text=True, cwd=ROOT)
+    try:
+        slurm, here = gradebook(via_slurm.out), gradebook(local)
+    except OSError as e:
+        slurm, here = {"error": str(e)}, {}
+    assert slurm == here and slurm.get("correct") == ("graded", "100") and \
+        slurm.get("broken", ("",))[0] == "bad-archive", \
+        "the Slurm gradebook is the local one: %s\nslurm: %s\nlocal: %s" % (sorted(slurm.items()), slurm, here)
+
+
+def test_a_second_slurm_run_submits_nothing(via_slurm, cluster):
+    proc = grade_all_via_slurm(via_slurm.submissions, via_slurm.out, cluster.env)
+    assert proc.returncode == 0 and " 0 to grade" in proc.stdout and "submitting" not in proc.stdout, \
+        "a second Slurm run submits nothing: every result is kept\n" + proc.stdout[-2000:]

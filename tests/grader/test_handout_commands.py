@@ -1,9 +1,6 @@
-#!/usr/bin/env python3
-"""Every `make ...` command the lessons show works in the student handout.
+"""Every `make ...` command the lessons show works in the student handout (make test-grading, part of `make test`).
 
-    python3 -m grader.test_handout_commands [COURSE]   COURSE: an unpacked handout (default: build one with make handout)
-
-Run by grader/test_grading.py on the handout it has just built and unpacked (part of `make test`). For each
+Run on the handout built and unpacked once for the run (conftest.py), one test per command of the lessons. For each
 command: its target exists there (`make -n`), every KERNEL= file and pitfall NAME= is in the handout, and the
 commands that need no GPU and no finished kernel (pitfall, traffic, trace, answers) run to their end: a pitfall
 exits 0 (its tests fail as they must), the others print their report, not a usage error (answers on the blank
@@ -14,12 +11,11 @@ import glob
 import os
 import re
 import subprocess
-import sys
-import tarfile
-import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+import pytest
+
+from course.paths import ROOT
+
 INLINE = re.compile(r"`((?:[A-Z_]+=\S+ )*make [^`]+)`")
 GPU_TARGETS = {"bench", "profile", "sanitize", "sanitize-catalogue", "autotune"}
 RUN_TARGETS = {"pitfall", "traffic", "trace", "answers"}
@@ -34,7 +30,7 @@ def lesson_commands(course):
         blocks = re.findall(r"(?ms)^```[^\n]*\n(.*?)^```", text)
         lines = [l.strip() for b in blocks for l in b.splitlines() if re.match(r"(?:[A-Z_]+=\S+ )*make ", l.strip())]
         spans = [" ".join(m.split()) for m in INLINE.findall(re.sub(r"(?ms)^```.*?^```", "", text))]
-        found += [(os.path.basename(path), c) for c in dict.fromkeys(lines + spans)]
+        found += [(os.path.relpath(path, course), c) for c in dict.fromkeys(lines + spans)]
     return found
 
 
@@ -80,36 +76,28 @@ def check_command(course, command, env):
     return None
 
 
-def check_lesson_commands(t, course, env):
-    commands = lesson_commands(course)
-    t.check(len(commands) >= 20 and any(c.startswith("make pitfall") for _, c in commands),
-            "handout: the lessons' make commands are found (%d)" % len(commands), commands)
-    for lesson, command in commands:
-        why = check_command(course, command, env)
-        t.check(why is None, "handout: `%s` (%s) works" % (command, lesson), why or "")
-    for args, words in [(["LAB=1", "NAME=no_such_bug"], ["no pitfall NAME=no_such_bug", "missing_guard"]),
-                        (["LAB=1"], ["say which pitfall", "missing_guard"]), ([], ["say which lab"])]:
-        proc = subprocess.run(["make", "pitfall"] + args, cwd=course, capture_output=True, text=True, env=env)
-        t.check(proc.returncode != 0 and all(w in proc.stderr for w in words),
-                "handout: make pitfall %s says in one line what is missing" % " ".join(args), proc.stdout + proc.stderr)
+# the tests' names: the repository's lessons, which the handout's must be
+COMMANDS = lesson_commands(ROOT)
 
 
-def main(argv):
-    from grader.selftest import Tally
-    t = Tally()
-    env = dict(os.environ)
-    env.pop("CUDAEMU_CACHE", None)
-    with tempfile.TemporaryDirectory() as tmp:
-        course = argv[0] if argv else None
-        if not course:
-            subprocess.run(["make", "-s", "handout"], cwd=ROOT, check=True)
-            with tarfile.open(os.path.join(ROOT, "build", "handout", "course.tar.gz")) as tf:
-                tf.extractall(tmp)  # our own tarball, just built
-            course = os.path.join(tmp, "course")
-        check_lesson_commands(t, course, env)
-    print("%d passed, %d failed" % (t.passed, t.failed))
-    return 1 if t.failed else 0
+def test_the_lessons_make_commands_are_found(handout):
+    commands = lesson_commands(handout)
+    assert len(commands) >= 20 and any(c.startswith("make pitfall") for _, c in commands) and commands == COMMANDS, \
+        "handout: the lessons' make commands are found (%d), the repository's lessons' (%d)\n%s" % (
+            len(commands), len(COMMANDS), commands)
 
 
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+@pytest.mark.parametrize("lesson, command", COMMANDS, ids=["%s: %s" % lc for lc in COMMANDS])
+def test_the_lessons_command_works_in_the_handout(handout, handout_env, lesson, command):
+    why = check_command(handout, command, handout_env)
+    assert why is None, "handout: `%s` (%s) works\n%s" % (command, lesson, why)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["LAB=1", "NAME=no_such_bug"], ["no pitfall NAME=no_such_bug", "missing_guard"]),
+    (["LAB=1"], ["say which pitfall", "missing_guard"]),
+    ([], ["say which lab"])])
+def test_make_pitfall_says_what_is_missing(handout, handout_env, args, words):
+    proc = subprocess.run(["make", "pitfall"] + args, cwd=handout, capture_output=True, text=True, env=handout_env)
+    assert proc.returncode != 0 and all(w in proc.stderr for w in words), \
+        "handout: make pitfall %s says in one line what is missing\n%s" % (" ".join(args), proc.stdout + proc.stderr)
