@@ -33,8 +33,7 @@ grade:
 # Further targets live in mk/, one file per topic (GPU measurements, lesson tools, Python tests), and with what they
 # belong to where that is instructor-only: class grading in grader/grading.mk, the emulator's tests in
 # tests/emu/Makefile.inc, the external programs in tests/emu/external/external.mk (the student handout has none of
-# them). Each adds its tests to TESTS, before `test` reads it. The grader's self-test runs last: it prints the closing
-# "N passed, N failed" line.
+# them). Each adds its tests to TESTS, before `test` reads it.
 TESTS :=
 include $(wildcard mk/*.mk grader/*.mk tests/emu/Makefile.inc tests/emu/external/*.mk)
 .DEFAULT_GOAL := help
@@ -46,12 +45,13 @@ test:  # the student handout has no solutions and no grader self-test
 	@echo "make test: the course's own tests need the full repository, not the student handout; run make labN" >&2; exit 1
 endif
 
+# The grader's self-test (grader/selftest.py) under pytest; `python3 -m grader.selftest` prints its checks as a table.
 test-grader:
-	@$(PYTHON) -m grader.selftest
+	@$(PYTEST) -q tests/grader/test_selftest.py
 
 # Every skeleton, solution and catalogue kernel must compile with nvcc for sm_90 without warnings.
 test-nvcc:
-	@$(PYTHON) -m grader.selftest --nvcc-only
+	@$(PYTEST) -q tests/grader/test_nvcc.py
 
 bench-emu:
 	@$(PYTHON) tools/bench-emu/run.py
