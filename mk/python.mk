@@ -1,4 +1,4 @@
-# The course package's unit tests (tests/course), with Debian's pytest; its settings are in pyproject.toml.
+# The course package's unit tests (tests/course), with Debian's pytest; its settings are in tests/pytest.ini.
 #   make test-python           run them, and class grading's unit tests (tests/grader/test_submissions.py)
 #   make test-lint             pyflakes over every Python file of the course (unused names, undefined names)
 

@@ -1,4 +1,4 @@
-"""Shared by emucc's unit tests. pytest imports the package cudaemu_cc from common/emu (pyproject.toml's
+"""Shared by emucc's unit tests. pytest imports the package cudaemu_cc from common/emu (tests/pytest.ini's
 pythonpath); nothing here compiles or runs clang."""
 import sys
 
