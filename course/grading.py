@@ -87,7 +87,7 @@ def cmd_grade(args):
     for r in found:
         if not r.earned:
             say("FAILED %s\n  %s" % (r.title(), r.report_output().replace("\n", "\n  ")))
-    for line in results.table(found, totals, scoring.suite_names()):
+    for line in results.table(found, totals, labs.SUITES):
         say(line)
     results.write_reports(found, out_dir, backend)
     say("wrote %s and %s" % (os.path.relpath(os.path.join(out_dir, "results.json"), os.getcwd()),

@@ -5,6 +5,7 @@ object the course builds from its own sources is cached under build/<backend>/ob
 depends on changes. A student's kernel is always rebuilt, into its own folder, and checked by confine.py before
 anything runs it; with a sandbox (sandbox.py) it is compiled and linked inside it.
 """
+import functools
 import os
 import re
 import shutil
@@ -284,8 +285,11 @@ def ir_of(obj):
     return os.path.splitext(obj)[0] + ".ll"
 
 
+@functools.lru_cache(maxsize=None)
 def runtime_object():
-    """The emulator's runtime object, built by emucc into its cache (build/emu) if missing; returns its path."""
+    """The emulator's runtime object, built by emucc into its cache (build/emu) if missing; returns its path. Asked
+    once per process: every student kernel's confinement check needs it, and emucc hashes the runtime's sources to
+    name it."""
     out = run_build([EMUCC, "--print-runtime-object"]).stdout.strip().splitlines()
     if not out or not os.path.isfile(out[-1]):
         raise BuildError("emucc --print-runtime-object printed no object")

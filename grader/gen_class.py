@@ -82,8 +82,8 @@ def main(argv):
     for i, kind in enumerate(plan):
         student = os.path.join(args.out, "student%03d" % (i + 1))
         if kind == "correct":
-            labs = LABS if rng.random() < 0.5 else sorted(rng.sample(LABS, rng.randint(1, len(LABS))))
-            write_folder(student, {lab: os.path.join(ROOT, "grader", "solutions", lab, "kernel.cu") for lab in labs})
+            chosen = LABS if rng.random() < 0.5 else sorted(rng.sample(LABS, rng.randint(1, len(LABS))))
+            write_folder(student, {lab: os.path.join(ROOT, "grader", "solutions", lab, "kernel.cu") for lab in chosen})
         elif kind == "wrong":
             lab, path = rng.choice(wrong + [(lab, os.path.join(ROOT, "labs", lab, "kernel.cu")) for lab in LABS])
             write_folder(student, {lab: path})

@@ -47,6 +47,20 @@ def test_the_readme_lists_every_lab_as_its_folder_describes_it():
         assert labs.readme_table() in f.read()
 
 
+def test_the_tile_comes_from_each_labs_contract():
+    assert labs.find("lab1-naive").block_tile is None
+    assert labs.find("lab3-boundary").block_tile == (16, 16)
+
+
+def test_the_formula_matches_the_lessons():
+    # 55×48·48×43 with 16×16 tiles: the lab 3 traffic test's bound is 64,704 bytes of A and B
+    total, _ = labs.traffic_bytes((16, 16), 55, 43, 48)
+    assert total - 4 * 55 * 43 == 64704
+    naive, text = labs.traffic_bytes(None, 55, 43, 48)
+    assert naive - 4 * 55 * 43 == 908160
+    assert text == "2·M·N·K·4 + M·N·4"
+
+
 def test_traffic_formula():
     # a 16×16 tile on 100×130·130×75: A read ⌈75/16⌉ = 5 times, B ⌈100/16⌉ = 7 times, C written once
     assert labs.find(3).traffic_bytes(100, 75, 130)[0] == 4 * (100 * 130 * 5 + 130 * 75 * 7) + 4 * 100 * 75

@@ -167,20 +167,6 @@ class CatalogueCells(unittest.TestCase):
                          "**Invalid __global__ read of size 4 bytes (k.cu:41)** (12)")
 
 
-class TrafficFormula(unittest.TestCase):
-    def test_tile_comes_from_each_labs_contract(self):
-        self.assertIsNone(gputool.lab_tile("lab1-naive"))
-        self.assertEqual(gputool.lab_tile("lab3-boundary"), (16, 16))
-
-    def test_formula_matches_the_lessons(self):
-        # 55×48·48×43 with 16×16 tiles: the lab 3 traffic test's bound is 64,704 bytes of A and B
-        total, _ = gputool.formula_bytes((16, 16), 55, 43, 48)
-        self.assertEqual(total - 4 * 55 * 43, 64704)
-        naive, text = gputool.formula_bytes(None, 55, 43, 48)
-        self.assertEqual(naive - 4 * 55 * 43, 908160)
-        self.assertEqual(text, "2·M·N·K·4 + M·N·4")
-
-
 class AutotuneSpace(unittest.TestCase):
     def test_every_shape_keeps_the_kernels_rules_and_the_labs_traffic_bound(self):
         shapes = gputool.lab6_candidates(wide=True)

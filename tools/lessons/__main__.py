@@ -70,12 +70,16 @@ def cmd_trace(argv):
     return 0
 
 
-def cmd_heatmap(argv):
+def lab_numbers():
+    """'1, 2, 3, ...': the labs a LAB= may name, for a usage line."""
+    from .emulator import labs
+    return ", ".join(str(lab.number) for lab in labs.all_labs())
+
+
+def lab_and_kernel(args):
+    """The lab LAB names (any of its names) and the kernel to run: KERNEL, or that lab's labs/<lab>/kernel.cu; a
+    usage error for a missing or unknown lab or a missing file."""
     from . import emulator
-    from . import heatmap
-    args = Arguments("heatmap", argv, ["LAB", "KERNEL", "M", "K", "N"],
-                     "LAB=<%s> [KERNEL=<file>] [M=.. K=.. N=..] (sizes at most %d)" % (
-                         ", ".join(str(l.number) for l in emulator.labs.all_labs()), heatmap.MAX_SIZE))
     if not args.text("LAB"):
         args.fail("LAB is missing")
     try:
@@ -85,8 +89,19 @@ def cmd_heatmap(argv):
     kernel = args.text("KERNEL", os.path.join("labs", lab, "kernel.cu"))
     if not os.path.isfile(kernel):
         args.fail("no kernel file '%s'" % kernel)
+    return lab, kernel
+
+
+def cmd_heatmap(argv):
+    from . import emulator
+    from . import heatmap
+    args = Arguments("heatmap", argv, ["LAB", "KERNEL", "M", "K", "N"],
+                     "LAB=<%s> [KERNEL=<file>] [M=.. K=.. N=..] (sizes at most %d)" % (lab_numbers(),
+                                                                                      heatmap.MAX_SIZE))
+    lab, kernel = lab_and_kernel(args)
+    constants = emulator.labs.find(lab).constants
     M, K, N = [args.whole_number(name, heatmap.MAX_SIZE, "one cell per element", default)
-               for name, default in zip("MKN", heatmap.default_shape(lab, emulator.labs.find(lab).constants))]
+               for name, default in zip("MKN", heatmap.default_shape(lab, constants))]
     try:
         program = emulator.build(lab, kernel)
     except emulator.BuildError as e:
@@ -98,7 +113,7 @@ def cmd_heatmap(argv):
         print("make heatmap: %s failed on %d×%d·%d×%d, so there is nothing to draw: %s"
               % (kernel, M, K, K, N, counts["failure"]), file=sys.stderr)
         return 1
-    print(heatmap.summary(counts, kernel, os.path.join("build", "heatmap", lab), emulator.labs.find(lab).constants))
+    print(heatmap.summary(counts, kernel, os.path.join("build", "heatmap", lab), constants))
     return 0
 
 
@@ -106,17 +121,8 @@ def cmd_coalescing(argv):
     from . import coalescing
     from . import emulator
     args = Arguments("coalescing", argv, ["LAB", "KERNEL", "M", "K", "N"],
-                     "LAB=<%s> [KERNEL=<file>] [M=.. K=.. N=..] (sizes at most 512)" % (
-                         ", ".join(str(l.number) for l in emulator.labs.all_labs())))
-    if not args.text("LAB"):
-        args.fail("LAB is missing")
-    try:
-        lab = emulator.lab_folder(args.text("LAB"))
-    except ValueError as e:
-        args.fail(str(e))
-    kernel = args.text("KERNEL", os.path.join("labs", lab, "kernel.cu"))
-    if not os.path.isfile(kernel):
-        args.fail("no kernel file '%s'" % kernel)
+                     "LAB=<%s> [KERNEL=<file>] [M=.. K=.. N=..] (sizes at most 512)" % lab_numbers())
+    lab, kernel = lab_and_kernel(args)
     M, K, N = [args.whole_number(name, 512, "the emulator runs it", default)
                for name, default in zip("MKN", coalescing.default_shape(lab))]
     try:

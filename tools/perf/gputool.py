@@ -121,14 +121,6 @@ def emulator_traffic(lab, kernel, M, N, K):
     return {"bytes_read": counts["read_bytes"], "bytes_written": counts["written_bytes"]}
 
 
-def lab_tile(lab):
-    """The block tile (BM, BN) the lab's traffic contract is stated for (course/labs.py); None for naive."""
-    return labs.find(lab).block_tile
-
-
-formula_bytes = labs.traffic_bytes  # global bytes by the lab's formula, and the formula as text
-
-
 # ---------------------------------------------------------------------------------------------------------------
 # make bench
 # ---------------------------------------------------------------------------------------------------------------
@@ -248,7 +240,7 @@ def cmd_profile(args):
         M = N = K = args.size
         shape_text = "n = %d" % args.size
     out = os.path.join(ROOT, "build", "profile", slug(lab + "-" + os.path.relpath(kernel, ROOT)))
-    expected, formula = formula_bytes(lab_tile(lab), M, N, K)
+    expected, formula = labs.find(lab).traffic_bytes(M, N, K)
     if max(M, N, K) <= EMULATOR_MAX_SIZE:
         counts = emulator_traffic(lab, kernel, M, N, K)
     else:
