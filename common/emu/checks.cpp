@@ -427,6 +427,10 @@ __attribute__((always_inline)) inline void on_access(uintptr_t a, size_t size, b
 }
 
 }  // namespace
+
+void device_access(uintptr_t a, size_t size, bool store, uintptr_t pc, size_t align) {
+    on_access(a, size, store, pc, align);
+}
 }  // namespace cudaemu
 
 using namespace cudaemu;

@@ -69,9 +69,17 @@ const char* op_name(int op) {
             return "__activemask";
         case kTileSync:
             return "thread_block_tile::sync";
+        case kWmmaLoad:
+            return "wmma::load_matrix_sync";
+        case kWmmaStore:
+            return "wmma::store_matrix_sync";
+        case kWmmaMma:
+            return "wmma::mma_sync";
     }
     return "a warp collective";
 }
+
+bool is_wmma(int op) { return op == kWmmaLoad || op == kWmmaStore || op == kWmmaMma; }
 
 bool is_shuffle(int op) { return op == kShflIdx || op == kShflUp || op == kShflDown || op == kShflXor; }
 
@@ -85,6 +93,7 @@ std::string hex(uint32_t mask) {
 
 std::string call(const Collective& c) {
     if (c.op == kTileSync) return "the sync of a thread_block_tile<" + std::to_string(c.arg) + ">";
+    if (is_wmma(c.op)) return op_name(c.op);
     return std::string(op_name(c.op)) + "(mask " + hex(c.mask) + ")";
 }
 
@@ -155,6 +164,10 @@ void warp_warning(Worker& w, uint32_t thread, const Collective& c, uintptr_t var
 
 void compute(Worker& w, uint32_t warp, uint32_t lanes, const Collective& first) {
     const int op = first.op;
+    if (is_wmma(op)) {
+        wmma_compute(w, warp, lanes, op);
+        return;
+    }
     if (is_shuffle(op)) {
         for (uint32_t m = lanes; m; m &= m - 1) {
             const uint32_t lane = __builtin_ctz(m);
@@ -345,7 +358,6 @@ bool try_complete(Worker& w, uint32_t warp, const Collective& c) {
     return true;
 }
 
-// Called on the lane's fiber: waits until the collective completes; its results are then in `c`.
 void arrive(Collective& c) {
     Worker* w = tls_worker;
     if (!w || !w->current) {  // host code: a warp of one
@@ -520,25 +532,30 @@ bool warp_stalled(Worker& w) {
         std::string text = "warp collective never completes: " + lane_list(w.warp_waiting[warp] & lanes & ~elsewhere) +
                            " of " + warp_name(w, warp) + " wait at " + call(c) + " at %1, but ";
         uintptr_t pc2 = 0;
+        const char* named = is_wmma(c.op) ? " of the warp" : " named in the mask";
         if (at_barrier) {
-            text += lane_list(at_barrier) + " named in the mask wait" + (at_barrier & (at_barrier - 1) ? "" : "s") +
+            text += lane_list(at_barrier) + named + " wait" + (at_barrier & (at_barrier - 1) ? "" : "s") +
                     " at __syncthreads() at %2";
             pc2 = barrier_pc;
         } else if (other) {
-            text += lane_list(elsewhere) + " named in the mask wait" + (elsewhere & (elsewhere - 1) ? "" : "s") +
-                    " at " + call(*other) + " at %2";
+            text += lane_list(elsewhere) + named + " wait" + (elsewhere & (elsewhere - 1) ? "" : "s") + " at " +
+                    call(*other) + " at %2";
             pc2 = where(*other);
         } else {
             continue;  // cannot happen: a collective whose lanes all wait at it has completed
         }
         if (at_barrier && elsewhere) text += " (and " + lane_list(elsewhere) + " at another collective)";
-        text += " — every lane named in the mask must reach a " + std::string(op_name(c.op)) +
-                "() with the same mask (undefined on a GPU: it hangs or returns garbage)";
+        text += is_wmma(c.op) ? " — every lane of the warp must reach the same wmma call (undefined on a GPU: it "
+                                "hangs or computes garbage)"
+                              : " — every lane named in the mask must reach a " + std::string(op_name(c.op)) +
+                                    "() with the same mask (undefined on a GPU: it hangs or returns garbage)";
         block_error(w, DiagKind::kWarp, warp * 32 + lane, where(c), pc2, text);
         return true;
     }
     return false;
 }
+
+void warp_arrive(Collective& c) { arrive(c); }
 
 // Cooperative groups (header code) pass their caller's source location.
 void warp_shuffle(int op, unsigned mask, const void* in, void* out, unsigned size, int arg, int width, const char* file,

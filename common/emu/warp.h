@@ -29,6 +29,11 @@ struct Collective {
     int line = 0;
 };
 
+// Called on the lane's fiber: waits until the collective completes; its results are then in `c`.
+void warp_arrive(Collective& c);
+// The warp matrix functions' part of a completed collective (wmma.cpp), run by the last lane to arrive.
+void wmma_compute(Worker& w, uint32_t warp, uint32_t lanes, int op);
+
 // A new block: no lane waits or has exited.
 void reset_warps(Worker& w);
 // Thread t has finished: the collectives of its warp no longer wait for it.

@@ -33,9 +33,18 @@ TEST_CASE("emucc rejects what the emulator does not support, and names it") {
         {"legacy_shuffle", "__shfl",
          "__global__ void k(float* out) { out[threadIdx.x] = __shfl(out[threadIdx.x], 0); }\n"
          "int main() { return 0; }\n"},
-        {"tensor_cores", "wmma",
+        {"half_accumulator", "wmma::fragment",  // the emulator's tensor cores accumulate in float only
          "#include <mma.h>\n"
-         "__global__ void k(float* out) { out[0] = 0.0f; }\n"
+         "__global__ void k(float* out) {\n"
+         "    nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, __half> acc;\n"
+         "    nvcuda::wmma::fill_fragment(acc, __half(0.0f));\n"
+         "}\n"
+         "int main() { return 0; }\n"},
+        {"double_fragment", "wmma::fragment",
+         "#include <mma.h>\n"
+         "__global__ void k(float* out) {\n"
+         "    nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 8, 8, 4, double, nvcuda::wmma::row_major> a;\n"
+         "}\n"
          "int main() { return 0; }\n"},
         {"managed_variable", "__managed__",
          "__managed__ int counter;\n"

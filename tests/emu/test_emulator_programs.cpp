@@ -93,6 +93,10 @@ const ErrorProgram kErrorPrograms[] = {
     {"error_cg_tile_size", "warp", cudaErrorLaunchFailure},
     {"error_barrier_wait_never_completes", "barrier", cudaErrorLaunchFailure},
     {"error_async_copy_read_before_wait", "race", cudaSuccess},
+    {"error_wmma_lane_skips_collective", "warp", cudaErrorLaunchFailure},
+    {"error_wmma_ldm", "misaligned", cudaErrorMisalignedAddress},
+    {"error_wmma_oob", "out-of-bounds", cudaErrorIllegalAddress},
+    {"error_wmma_race_no_barrier", "race", cudaSuccess},
 };
 
 }  // namespace

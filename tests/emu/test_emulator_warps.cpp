@@ -57,6 +57,13 @@ TEST_CASE("warp diagnostics name the lanes and the lines, identically with 1 and
         {"error_grid_sync_block_exits",
          {"block (0,0,0) waits at grid.sync() at tests/emu/programs/error_grid_sync_block_exits.cu:20, but block "
           "(3,0,0) has finished without reaching it"}},
+        {"error_wmma_lane_skips_collective",
+         {"lanes 0-30 of warp 0 of block (0,0,0) wait at wmma::load_matrix_sync at "
+          "tests/emu/programs/error_wmma_lane_skips_collective.cu:21, but lane 31 of the warp waits at wmma::mma_sync "
+          "at tests/emu/programs/error_wmma_lane_skips_collective.cu:22"}},
+        {"error_wmma_ldm",
+         {"misaligned wmma::load_matrix_sync at tests/emu/programs/error_wmma_ldm.cu:16",
+          "ldm must be a multiple of 16 bytes (4 elements of float (TF32)), and it is 6"}},
     };
     for (const WarpCase& c : cases) {
         const std::string name = c.program;
@@ -80,8 +87,8 @@ TEST_CASE("warp diagnostics name the lanes and the lines, identically with 1 and
 
 TEST_CASE("warp programs give the same results with 1 and 2 worker threads, and no diagnostics") {
     // (not grid_sync: its largest cooperative grid follows the multiprocessors, one per worker thread)
-    for (const char* name :
-         {"warp_shuffle", "warp_vote", "cooperative_groups", "cooperative_groups_generic", "coalesced_groups"}) {
+    for (const char* name : {"warp_shuffle", "warp_vote", "cooperative_groups", "cooperative_groups_generic",
+                             "coalesced_groups", "wmma_layout", "wmma_gemm"}) {
         CAPTURE(name);
         const Run one = run({program(name)}, Settings{/*threads*/ "1"});
         const Run two = run({program(name)}, Settings{/*threads*/ "2"});
@@ -89,5 +96,29 @@ TEST_CASE("warp programs give the same results with 1 and 2 worker threads, and 
         CHECK(one.err == "");
         CHECK(one.out == two.out);
         CHECK(one.stats == two.stats);
+    }
+}
+
+// ===============================================================================================================
+// Warp matrix functions: each lane loads and stores its own elements, once
+// ===============================================================================================================
+TEST_CASE("wmma loads and stores count each element of the tile once, a half fragment's second copies not at all") {
+    const Run r = run({program("wmma_layout")});
+    REQUIRE(r.exit_code == 0);
+    // wmma_layout.cu's launches: 18 input fragments, 4 accumulators (each loaded twice: rows, then columns), then
+    // for 3 accumulator shapes a load and a row-major store, a load and a column-major store
+    REQUIRE(r.stats.size() == 18 + 4 + 3 * 2);
+    const long long tf32_a = 16 * 8 * 4, half_a = 16 * 16 * 2, accumulator = 16 * 16 * 4;
+    CHECK(json_number(r.stats[0], "global_load_bytes") == 2 * tf32_a);       // tf32_a_16x16x8_row
+    CHECK(json_number(r.stats[2], "global_load_bytes") == 2 * tf32_a);       // tf32_b_16x16x8_row: 8×16
+    CHECK(json_number(r.stats[4], "global_load_bytes") == 2 * half_a);       // 16 elements a lane, 8 different
+    CHECK(json_number(r.stats[8], "global_load_bytes") == 2 * 32 * 16 * 2);  // half_a_32x8x16_row
+    CHECK(json_number(r.stats[9], "global_load_bytes") == 2 * 16 * 8 * 2);   // half_b_32x8x16_col: 4 different
+    CHECK(json_number(r.stats[18], "global_load_bytes") == 2 * accumulator);
+    CHECK(json_number(r.stats[18], "global_store_bytes") == 32 * 8 * 4);  // the kernel stores each x[i] it holds
+    for (int store = 22; store < 28; ++store) {
+        CAPTURE(store);
+        CHECK(json_number(r.stats[store], "global_load_bytes") == accumulator);
+        CHECK(json_number(r.stats[store], "global_store_bytes") == accumulator);
     }
 }

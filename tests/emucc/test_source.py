@@ -45,8 +45,6 @@ def test_line_of_counts_from_one():
     ("__global__ void __cluster_dims__(2, 1, 1) k() {}", "thread block clusters"),
     ("    v = __shfl_down(v, 1);", "warp functions without _sync"),
     ("    if (__any(v)) return;", "warp functions without _sync"),
-    ("#include <mma.h>", "warp matrix functions"),
-    ("    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;", "warp matrix functions"),
 ])
 def test_unsupported_construct_is_refused_with_its_line(line, why):
     with pytest.raises(SourceError) as refused:

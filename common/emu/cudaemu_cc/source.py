@@ -22,8 +22,6 @@ UNSUPPORTED = [
     (r"\b__(shfl|shfl_up|shfl_down|shfl_xor|any|all|ballot)\s*\(",
      "warp functions without _sync (__shfl, __any, __ballot, ...) do not exist on Volta and newer GPUs, and are "
      "not supported by the CPU emulator; use the _sync forms with a mask (__shfl_sync(0xffffffff, ...))"),
-    (r"#\s*include\s*<mma\.h>|\bwmma::", "warp matrix functions (<mma.h>, wmma::) are not supported by the CPU "
-                                          "emulator"),
 ]
 
 

@@ -65,6 +65,9 @@ enum WarpOp : int {
     kReduceXor,
     kActivemask,
     kTileSync,  // a rendezvous of a cooperative-groups tile of several warps (cooperative_groups.h)
+    kWmmaLoad,  // the warp matrix functions (mma.h): the whole warp, at one call site
+    kWmmaStore,
+    kWmmaMma,
 };
 // For cooperative groups (header code): the same collectives, with the caller's source location passed explicitly.
 void warp_shuffle(int op, unsigned int mask, const void* in, void* out, unsigned int size, int arg, int width,
