@@ -2,12 +2,17 @@
 //
 //   gemm_bench --info                                 the device's name, peak FP32 rate and memory bandwidth (JSON)
 //   gemm_bench --impl kernel|cublas-fp32|cublas-tf32 --shapes MxNxK[,MxNxK...] [--reps R] [--warmup W]
+//              [--input-bits B]
 //              one CSV line per shape: impl,M,N,K,reps,median_ms,min_ms,gflops,verified,worst_error_ratio
 //   gemm_bench --profile MxNxK                        one call of the kernel and nothing else on the GPU (for ncu)
 //
 // Every timed result is verified first, on the GPU, against cuBLAS FP32 with pedantic math: element (i, j) passes
 // when |c − ref| ≤ (2·u + 2·K·FLT_EPSILON)·(|A|·|B|)(i, j) + 1e-6, the classic bound for a dot product of length K,
 // where |A|·|B| is computed by cuBLAS too and u is the rounding of the inputs (2^-10 for TF32, 0 otherwise).
+// A kernel whose lab multiplies A and B with fewer mantissa bits than FP32's 23 (lab 7: TF32's 10, its lab.h's
+// INPUT_MANTISSA_BITS, which `make bench` passes as --input-bits) gets u = 2^-B, the same allowance as cuBLAS TF32:
+// rounding to B bits errs by at most 2^-(B+1) of an input, truncating (what the hardware does to an unrounded float)
+// by 2^-B.
 // Each repetition is timed alone with CUDA events, after a write of twice the L2 size has flushed the cache.
 //
 // Build (the Makefile does this): nvcc -O2 -std=c++17 -arch=native -I common -I labs/<lab> \
@@ -138,6 +143,7 @@ int main(int argc, char** argv) {
     const char* shapes_text = nullptr;
     const char* profile_shape = nullptr;
     int reps = 20, warmup = 3;
+    int input_bits = 0;  // 0: the kernel multiplies the inputs as they are, in FP32
     for (int i = 1; i < argc; ++i) {
         auto value = [&]() -> const char* {
             if (i + 1 >= argc) fail((std::string(argv[i]) + " needs a value").c_str());
@@ -154,6 +160,8 @@ int main(int argc, char** argv) {
             reps = atoi(value());
         } else if (!strcmp(argv[i], "--warmup")) {
             warmup = atoi(value());
+        } else if (!strcmp(argv[i], "--input-bits")) {
+            input_bits = atoi(value());
         } else if (!strcmp(argv[i], "--profile")) {
             profile_shape = value();
         } else {
@@ -164,6 +172,7 @@ int main(int argc, char** argv) {
                tf32 = !strcmp(impl, "cublas-tf32");
     if (!kernel && !fp32 && !tf32) fail("--impl must be kernel, cublas-fp32 or cublas-tf32");
     if (reps < 1 || warmup < 0) fail("--reps must be >= 1 and --warmup >= 0");
+    if (input_bits < 0 || input_bits > 23) fail("--input-bits must be 0 to 23 (0: the kernel keeps all of FP32)");
 
     if (profile_shape) {
         // Only the kernel runs on the GPU: inputs are copied from the host, so ncu sees no other kernel.
@@ -229,7 +238,7 @@ int main(int argc, char** argv) {
         check(cudaDeviceSynchronize(), "kernel");
         check(cudaMemset(bad, 0, sizeof(*bad)), "cudaMemset");
         check(cudaMemset(worst, 0, sizeof(*worst)), "cudaMemset");
-        const float input_rounding = tf32 ? 1.0f / 1024 : 0.0f;
+        const float input_rounding = tf32 ? 1.0f / 1024 : kernel && input_bits ? ldexpf(1.0f, -input_bits) : 0.0f;
         verify_kernel<<<kBlocks, kThreads>>>(C, ref, abs_ref, nc, 2 * input_rounding + 2 * s.K * FLT_EPSILON, bad,
                                              worst);
         unsigned long long bad_host = 0;

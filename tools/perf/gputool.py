@@ -171,8 +171,11 @@ def cmd_bench(args):
             say("    (only shapes that are multiples of %d: the lab's contract)" % multiple)
         if not allowed:
             continue
+        # a lab whose kernel multiplies in fewer mantissa bits than FP32 (lab 7: TF32) is verified allowing for it
+        bits = labs.find(lab_of[label]).constants.get("INPUT_MANTISSA_BITS") if label in lab_of else None
         proc = subprocess.run([binary, "--impl", impl, "--shapes", ",".join(allowed), "--reps", str(args.reps),
-                               "--warmup", str(args.warmup)], capture_output=True, text=True, timeout=1800)
+                               "--warmup", str(args.warmup)] + (["--input-bits", str(bits)] if bits else []),
+                              capture_output=True, text=True, timeout=1800)
         got = [perfdata.parse_bench_line(label, l) for l in proc.stdout.splitlines() if l.strip()]
         rows += got
         with open(csv_path, "w") as f:  # rewritten after every kernel: a later crash loses nothing measured
