@@ -104,16 +104,16 @@ using Square = TileShape<BM, BN, BK, WM, WN, STAGES, 2>;
 using Tuned = TileShape<LAB7_BM, LAB7_BN, LAB7_BK, LAB7_WM, LAB7_WN, LAB7_STAGES, LAB7_MIN_BLOCKS>;
 #endif
 
-// An asynchronous copy of BYTES bytes from global src to shared dst, or, outside the matrix, BYTES zeros: the copy
-// then reads 0 bytes (the zero-fill argument equals the size) and src, never dereferenced, may point past the
-// matrix. Both calls have a constant zero-fill: a value known only at run time costs a switch over every possible
-// one inside <cuda_pipeline.h>.
+// An asynchronous copy of BYTES bytes from matrix[index] (global) to shared dst, or, outside the matrix, BYTES
+// zeros: the copy then reads 0 bytes (the zero-fill argument equals the size) and is given the matrix's first
+// element, so no pointer past the matrix is ever formed. Both calls have a constant zero-fill: a value known only
+// at run time costs a switch over every possible one inside <cuda_pipeline.h>.
 template <int BYTES>
-__device__ __forceinline__ void copy_or_zero(float* dst, const float* src, bool inside) {
+__device__ __forceinline__ void copy_or_zero(float* dst, const float* matrix, size_t index, bool inside) {
     if (inside) {
-        __pipeline_memcpy_async(dst, src, BYTES);
+        __pipeline_memcpy_async(dst, matrix + index, BYTES);
     } else {
-        __pipeline_memcpy_async(dst, src, BYTES, BYTES);  // zero-fill past the edge: 0 adds nothing
+        __pipeline_memcpy_async(dst, matrix, BYTES, BYTES);  // zero-fill past the edge: 0 adds nothing
     }
 }
 
@@ -133,10 +133,10 @@ __device__ __forceinline__ void load_tile(float* As, float* Bs, const float* A, 
         const int row = blockIdx.y * T::BM + m, col = k0 + k;
         float* dst = &As[m * T::LDA + k];
         if (VECTOR) {
-            copy_or_zero<16>(dst, &A[size_t(row) * K + col], row < M && col < K);
+            copy_or_zero<16>(dst, A, size_t(row) * K + col, row < M && col < K);
         } else {
 #pragma unroll
-            for (int j = 0; j < 4; ++j) copy_or_zero<4>(dst + j, &A[size_t(row) * K + col + j], row < M && col + j < K);
+            for (int j = 0; j < 4; ++j) copy_or_zero<4>(dst + j, A, size_t(row) * K + col + j, row < M && col + j < K);
         }
     }
 #pragma unroll
@@ -146,10 +146,10 @@ __device__ __forceinline__ void load_tile(float* As, float* Bs, const float* A, 
         const int row = k0 + k, col = blockIdx.x * T::BN + n;
         float* dst = &Bs[k * T::LDB + n];
         if (VECTOR) {
-            copy_or_zero<16>(dst, &B[size_t(row) * N + col], row < K && col < N);
+            copy_or_zero<16>(dst, B, size_t(row) * N + col, row < K && col < N);
         } else {
 #pragma unroll
-            for (int j = 0; j < 4; ++j) copy_or_zero<4>(dst + j, &B[size_t(row) * N + col + j], row < K && col + j < N);
+            for (int j = 0; j < 4; ++j) copy_or_zero<4>(dst + j, B, size_t(row) * N + col + j, row < K && col + j < N);
         }
     }
 }
