@@ -276,11 +276,17 @@ std::string constant_hint(const Problem& p, float got) {
 
 }  // namespace
 
+namespace {
+int g_input_mantissa_bits = 23;
+}  // namespace
+
+void set_input_mantissa_bits(int bits) { g_input_mantissa_bits = bits; }
+
 Verdict check_result(const Problem& p, const Run& run) {
     Verdict v;
     if (std::string failure = run_failure(p, run); !failure.empty())
         return {false, p.description + ": " + failure, "correctness"};
-    ReferenceGemm ref = reference_gemm(p.A, p.B, p.M, p.N, p.K);
+    ReferenceGemm ref = reference_gemm(p.A, p.B, p.M, p.N, p.K, g_input_mantissa_bits);
     size_t wrong = 0, first = 0;
     for (size_t i = 0; i < run.C.size(); ++i) {
         double got = run.C[i];

@@ -103,6 +103,9 @@ struct Verdict {
 };
 
 Verdict check_result(const Problem& p, const Run& run);
+// How many of a float's mantissa bits the lab's kernels multiply with (its lab.h's INPUT_MANTISSA_BITS: 23, or
+// TF32's 10 for tensor cores); check_result's tolerance follows it. lab_tests.h sets it from lab.h.
+void set_input_mantissa_bits(int bits);
 // The run must be correct (traffic of a wrong kernel means nothing) and read at most / exactly `bytes` from A and B.
 Verdict check_reads_at_most(const Problem& p, const Run& run, uint64_t bytes, const std::string& kernel_kind);
 Verdict check_reads_exactly(const Problem& p, const Run& run, uint64_t bytes, const std::string& kernel_kind);

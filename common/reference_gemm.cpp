@@ -4,7 +4,8 @@
 #include <cfloat>
 #include <cmath>
 
-ReferenceGemm reference_gemm(const std::vector<float>& A, const std::vector<float>& B, int M, int N, int K) {
+ReferenceGemm reference_gemm(const std::vector<float>& A, const std::vector<float>& B, int M, int N, int K,
+                             int input_mantissa_bits) {
     ReferenceGemm ref;
     ref.C.assign(size_t(M) * N, 0.0);
     ref.tolerance.assign(size_t(M) * N, 0.0);
@@ -19,6 +20,8 @@ ReferenceGemm reference_gemm(const std::vector<float>& A, const std::vector<floa
             }
         }
     }
-    for (size_t i = 0; i < ref.C.size(); ++i) ref.tolerance[i] = double(K) * FLT_EPSILON * magnitude[i] + 1e-6;
+    const double inputs = input_mantissa_bits < 23 ? 2.0 * std::ldexp(1.0, -input_mantissa_bits) : 0.0;
+    for (size_t i = 0; i < ref.C.size(); ++i)
+        ref.tolerance[i] = (double(K) * FLT_EPSILON + inputs) * magnitude[i] + 1e-6;
     return ref;
 }

@@ -380,7 +380,8 @@ def run_hidden(lab, out_dir, trusted, box, results, rng):
         with tempfile.NamedTemporaryFile(dir=trusted.dir, suffix=".bin") as copy:
             copy.write(data or b"")
             copy.flush()
-            check = subprocess.run([trusted.hidden_check, str(M), str(N), str(K), str(seed), copy.name],
+            check = subprocess.run([trusted.hidden_check, str(M), str(N), str(K), str(seed), copy.name,
+                                    str(labs.Lab(lab).constants["INPUT_MANTISSA_BITS"])],
                                    capture_output=True, text=True, timeout=120)
         crashed = outcome.returncode < 0 and check.returncode != 0
         entry.status = Status.PASSED if check.returncode == 0 else Status.CRASHED if crashed else Status.FAILED

@@ -1,6 +1,7 @@
 // hidden_check.cpp — judges what hidden_run saved, outside the sandbox, against the double-precision reference.
 //
-//   hidden_check M N K SEED FILE    exit 0 when C is right; otherwise prints why and exits 1
+//   hidden_check M N K SEED FILE [BITS]    exit 0 when C is right; otherwise prints why and exits 1
+//   (BITS: the lab's INPUT_MANTISSA_BITS, 23 when not given: how many mantissa bits its kernels multiply with)
 //
 // FILE was written by code the grader does not trust, so every byte of it is checked before use: its size
 // must be exactly what M and N imply, and the error codes are only reported, never looked up.
@@ -11,10 +12,11 @@
 #include "harness.h"
 
 int main(int argc, char** argv) {
-    if (argc != 6) {
-        fprintf(stderr, "usage: %s M N K SEED FILE\n", argv[0]);
+    if (argc != 6 && argc != 7) {
+        fprintf(stderr, "usage: %s M N K SEED FILE [BITS]\n", argv[0]);
         return 2;
     }
+    if (argc == 7) set_input_mantissa_bits(atoi(argv[6]));
     const int M = atoi(argv[1]), N = atoi(argv[2]), K = atoi(argv[3]);
     const uint32_t seed = static_cast<uint32_t>(strtoul(argv[4], nullptr, 10));
     const Problem p = random_problem(M, N, K, seed);

@@ -15,6 +15,10 @@ constexpr int BN = 64;  // columns of C per block
 constexpr int BK = 8;   // the slice of K each phase loads into shared memory
 constexpr int TM = 8;   // outputs per thread: TM rows of one column of C
 
+// A float's 23 mantissa bits: the kernels multiply the inputs as they are (lab 7's tensor cores keep 10). The
+// correctness tests' tolerance follows it.
+constexpr int INPUT_MANTISSA_BITS = 23;
+
 // The shapes the harness calls matmul with (the course's tools ask this function too).
 constexpr bool valid_shape(int M, int N, int K) { return M >= 1 && N >= 1 && K >= 1; }
 

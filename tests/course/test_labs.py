@@ -26,10 +26,11 @@ def test_labs_are_numbered_in_order():
 def test_constants_come_from_the_compiler():
     """lab.h's values as evaluated by C++: lab 2's SIZE_MULTIPLE is written as TILE_WIDTH, not a number."""
     lab2 = labs.find(2)
-    assert lab2.constants == {"TILE_WIDTH": 16, "SIZE_MULTIPLE": 16}
+    assert lab2.constants == {"TILE_WIDTH": 16, "SIZE_MULTIPLE": 16, "INPUT_MANTISSA_BITS": 23}
     assert lab2.size_multiple == 16 and labs.find(3).size_multiple == 1
     assert labs.find(6).constants["STAGES"] == 2
-    assert labs.find(1).constants == {} and labs.find(1).block_tile is None
+    assert labs.find(1).constants == {"INPUT_MANTISSA_BITS": 23} and labs.find(1).block_tile is None
+    assert labs.find(7).constants["INPUT_MANTISSA_BITS"] == 10  # TF32 on tensor cores
     assert labs.find(5).block_tile == (128, 128)
 
 
