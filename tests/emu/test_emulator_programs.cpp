@@ -94,6 +94,7 @@ const ErrorProgram kErrorPrograms[] = {
     {"error_barrier_wait_never_completes", "barrier", cudaErrorLaunchFailure},
     {"error_async_copy_read_before_wait", "race", cudaSuccess},
     {"error_wmma_lane_skips_collective", "warp", cudaErrorLaunchFailure},
+    {"error_wmma_lanes_disagree", "warp", cudaSuccess},
     {"error_wmma_ldm", "misaligned", cudaErrorMisalignedAddress},
     {"error_wmma_oob", "out-of-bounds", cudaErrorIllegalAddress},
     {"error_wmma_race_no_barrier", "race", cudaSuccess},

@@ -61,6 +61,9 @@ TEST_CASE("warp diagnostics name the lanes and the lines, identically with 1 and
          {"lanes 0-30 of warp 0 of block (0,0,0) wait at wmma::load_matrix_sync at "
           "tests/emu/programs/error_wmma_lane_skips_collective.cu:21, but lane 31 of the warp waits at wmma::mma_sync "
           "at tests/emu/programs/error_wmma_lane_skips_collective.cu:22"}},
+        {"error_wmma_lanes_disagree",
+         {"wmma::load_matrix_sync at tests/emu/programs/error_wmma_lanes_disagree.cu:17 by warp 0 of block (0,0,0): "
+          "lane 16 passes a pointer 512 bytes from lane 0's"}},
         {"error_wmma_ldm",
          {"misaligned wmma::load_matrix_sync at tests/emu/programs/error_wmma_ldm.cu:16",
           "ldm must be a multiple of 16 bytes (4 elements of float (TF32)), and it is 6"}},
