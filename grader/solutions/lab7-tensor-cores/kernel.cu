@@ -37,6 +37,13 @@
 //   the generic loads wait on the long scoreboard like global ones; make profile LAB=7 shows the tensor pipe well
 //   short of busy. Closing the gap to cuBLAS takes what the WMMA API does not offer: ldmatrix-style shared loads,
 //   wgmma and TMA.
+// - What did not help (H100, 4096³, gemm_bench, each against this kernel in the same run, all within 2 %): loading
+//   the fragments of step k + 8 before the multiply-adds of step k (two sets of fragment registers); a main loop
+//   unrolled by STAGES so that every shared-memory offset is a constant; 128×128 tiles of 4 warps of 64×64, two
+//   blocks per multiprocessor; 4 stages; 256×128 tiles. Slower: rounding each slice in shared memory once, by the
+//   threads that copied it, before the barrier (about 8 %: the work waits for every warp instead of overlapping the
+//   tensor cores), and 16 warps of 64×32 (about 13 %). The accumulators and fragments of a 64×64 warp tile already
+//   fill the 255 registers, so there is no room for deeper software pipelining or a larger warp tile.
 //
 // The launcher (bottom) chooses the tile shape from M, N and the multiprocessor count; its comment gives the rule
 // and the H100 measurements behind it.
