@@ -173,9 +173,24 @@ namespace {
 const void* primitive_key(const Worker& w) { return reinterpret_cast<const void*>(~uintptr_t(w.current->linear)); }
 }  // namespace
 
-void primitive_copy_issued(void* dst, size_t bytes, const char* file, int line) {
-    if (Worker* w = kernel_worker())
-        async_copy_issued(dst, bytes, primitive_key(*w), w->current->pipeline_commits + 1, file, line);
+// __pipeline_memcpy_async: the copy, made at once; size bytes (4, 8 or 16), of which the last zfill are zeros, not
+// read. Without zero fill one load and one store of the whole size, as a GPU's cp.async: both addresses must be
+// aligned to it; with zero fill, 4 bytes at a time. Counted and checked at the caller's line.
+void primitive_copy(void* dst, const void* src, size_t size, size_t zfill, const char* file, int line) {
+    Worker* w = kernel_worker();
+    const uintptr_t pc = w ? site_pc(file, line) : 0;
+    const uintptr_t to = reinterpret_cast<uintptr_t>(dst), from = reinterpret_cast<uintptr_t>(src);
+    const size_t piece = zfill == 0 && (size == 8 || size == 16) ? size : 4, copied = size - zfill;
+    for (size_t i = 0; i < size; i += piece) {
+        const bool read = i < copied;
+        if (w && read) device_access(from + i, piece, false, pc, piece);
+        if (w) device_access(to + i, piece, true, pc, piece);
+        if (read)
+            memcpy(static_cast<char*>(dst) + i, static_cast<const char*>(src) + i, piece);
+        else
+            memset(static_cast<char*>(dst) + i, 0, piece);
+    }
+    if (w) async_copy_issued(dst, size, primitive_key(*w), w->current->pipeline_commits + 1, file, line);
 }
 
 void primitive_commit() {
