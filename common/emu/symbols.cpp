@@ -105,7 +105,9 @@ uintptr_t site_pc(const char* file, int line) {
     if (name.compare(0, 2, "./") == 0) name = name.substr(2);
     auto it = sites.find({name, line});
     if (it == sites.end()) {
-        const uintptr_t pc = (uintptr_t(1) << 63) | sites.size();  // no code lives at these addresses
+        // no code lives at these addresses (user space ends below 2^47), and a request's key (requests.h: pc << 10)
+        // keeps them whole
+        const uintptr_t pc = (uintptr_t(1) << 53) | sites.size();
         it = sites.emplace(std::make_pair(name, line), pc).first;
         g_symbols[pc] = SourceLocation{name, line};
     }
