@@ -121,7 +121,7 @@ class HeatmapPictures(unittest.TestCase):
         self.assertIn("every launched block wrote part of C", proc.stdout)
 
     def test_bad_arguments(self):
-        for args, why in [([], "LAB is missing"), (["LAB=7"], "no lab '7'"), (["LAB=3", "KERNEL=no/such.cu"],
+        for args, why in [([], "LAB is missing"), (["LAB=99"], "no lab '99'"), (["LAB=3", "KERNEL=no/such.cu"],
                                                                                "no kernel file"),
                           (["LAB=3", "M=129"], "M=129 is above 128")]:
             with self.subTest(args=args):
