@@ -8,6 +8,9 @@ C = A·B with A M×K, B K×N, C M×N, floats (4 bytes). Three kinds of kernel:
   each thread computes a TM×TN tile of outputs held in registers. The shape is read from the lab's lab.h
   (BlockTile.of_lab), so it is written down in one place. Lab 3's TILE×TILE is the case BM = BN = BK = TILE,
   TM = TN = 1.
+- block-tiled on tensor cores (lab 7): the same block tile, but each warp holds its WM×WN outputs as FM×FN
+  accumulator fragments of 16×16 floats and multiplies with wmma::mma_sync, 16×16×8 (TF32) per call. A thread's
+  share of a warp tile is WM·WN/32 floats, (WM/8)×(WN/4): an accumulator's 32 lanes cover 8 rows × 4 columns.
 
 Every number the lesson tools print, the exercises expect and the lessons quote comes from QUANTITIES (shapes with
 a TILE) and BLOCK_QUANTITIES (shapes with a lab's block tile) below, so the docs, the answer checker and the
@@ -24,6 +27,16 @@ from course import labs  # the Lab model: each lab.h's constants, from the compi
 
 FLOAT_BYTES = 4
 WARP_SIZE = 32
+
+# Tensor cores (lab 7): wmma m16n16k8 with TF32 inputs. A fragment of C is FRAG×FRAG floats; one mma_sync takes
+# FRAG_K values of K. The 32 lanes of an accumulator fragment hold ACC_ROWS × ACC_COLS positions of it (lane l:
+# rows l/4 and +8, columns 2·(l%4), +1, +8, +9), each 8 floats.
+FRAG = 16
+FRAG_K = 8
+ACC_ROWS, ACC_COLS = 8, 4
+# The skeleton's shared-memory padding: a row of As is BK + A_PAD floats, a row of Bs BN + B_PAD
+# (labs/lab7-tensor-cores/kernel.cu's LDA and LDB; tests/lessons/test_tensor_cores.py checks that they agree).
+A_PAD, B_PAD = 4, 8
 
 
 def ceil_div(a, b):
@@ -69,15 +82,35 @@ class BlockTile:
     stages: int
     changes: tuple = ()  # (name, value) pairs that differ from the lab's lab.h
     warp_steps: bool = False  # lab 6: a thread's TM×TN outputs are WMITER×WNITER pieces of lab.h's TM×TN
+    WM: int = 0  # lab 7: the warp tile, held as fragments (0: no tensor cores)
+    WN: int = 0
+
+    @property
+    def tensor(self):
+        """Whether the warps multiply on tensor cores (lab 7): WM×WN warp tiles of 16×16 fragments."""
+        return self.WM > 0
+
+    @property
+    def FM(self):
+        return self.WM // FRAG  # a warp's fragments of C: FM×FN
+
+    @property
+    def FN(self):
+        return self.WN // FRAG
+
+    @property
+    def warps(self):
+        return self.threads // WARP_SIZE
 
     @property
     def tm_name(self):
-        """How TM is written in a working: lab 6's lab.h calls a piece TM, and a thread holds WMITER of them."""
-        return "(WMITER·TM)" if self.warp_steps else "TM"
+        """How TM is written in a working: lab 6's lab.h calls a piece TM, and a thread holds WMITER of them; lab 7's
+        thread holds (WM/8)×(WN/4) floats of its warp's fragments."""
+        return "(WMITER·TM)" if self.warp_steps else "(WM/8)" if self.tensor else "TM"
 
     @property
     def tn_name(self):
-        return "(WNITER·TN)" if self.warp_steps else "TN"
+        return "(WNITER·TN)" if self.warp_steps else "(WN/4)" if self.tensor else "TN"
 
     @property
     def threads(self):
@@ -102,6 +135,13 @@ class BlockTile:
             return BlockTile(lab, c["TILE_WIDTH"], c["TILE_WIDTH"], c["TILE_WIDTH"], 1, 1, 1, changed)
         if "BM" not in c:
             raise ValueError("lab %d has no block tile" % lab)
+        if "WM" in c and "WMITER" not in c:  # lab 7: a warp's WM×WN outputs are FM×FN tensor-core fragments
+            if (c["BM"] % c["WM"] or c["BN"] % c["WN"] or c["WM"] % FRAG or c["WN"] % FRAG
+                    or c["BK"] % FRAG_K):
+                raise ValueError("lab %d: warp tiles must cover the block tile, 16×16 fragments a warp tile, and "
+                                 "steps of 8 the slice BK" % lab)
+            return BlockTile(lab, c["BM"], c["BN"], c["BK"], c["WM"] // ACC_ROWS, c["WN"] // ACC_COLS,
+                             c.get("STAGES", 1), changed, False, c["WM"], c["WN"])
         if "WM" in c:  # lab 6: warps of 32 threads cover WM×WN in WMITER×WNITER sub-tiles of TM×TN per thread
             if (c["BM"] % c["WM"] or c["BN"] % c["WN"] or c["WM"] % (c["WMITER"] * c["TM"])
                     or c["WN"] % (c["WNITER"] * c["TN"])
@@ -393,11 +433,21 @@ def block_read_bytes(s):
     return labs.block_tile_floats(s.M, s.N, s.K, s.tile.BM, s.tile.BN) * FLOAT_BYTES
 
 
+def scalar_only(t):
+    """ValueError for a tile whose warps multiply on tensor cores: a thread there loads and multiplies no values of
+    its own, so the per-thread loads and multiply-adds of labs 4-6 do not exist (see the fragment quantities)."""
+    if t.tensor:
+        raise ValueError("lab %d's warps multiply whole fragments on tensor cores: no thread loads or multiplies "
+                         "values of its own (see fragment_loads_per_warp_per_phase, mma_per_warp_per_phase)" % t.lab)
+
+
 def shared_loads_per_step(t):
+    scalar_only(t)
     return t.TM + t.TN  # step k: column k of the thread's TM rows of A, row k of its TN columns of B
 
 
 def fmas_per_step(t):
+    scalar_only(t)
     return t.TM * t.TN  # the outer product of those two
 
 
@@ -405,6 +455,7 @@ def block_shared_load_bytes(s):
     # every launched thread runs every step of every phase, zero-filled ones included; the splits of K share out
     # the phases of each tile
     t = s.tile
+    scalar_only(t)
     return block_tiles(s) * t.threads * all_phases(s) * t.BK * shared_loads_per_step(t) * FLOAT_BYTES
 
 
@@ -416,7 +467,62 @@ def block_shared_store_bytes(s):
 
 def block_shared_bytes_per_block(s):
     t = s.tile
+    if t.tensor:  # padded rows: As is BM×(BK + A_PAD), Bs BK×(BN + B_PAD)
+        return t.stages * (t.BM * (t.BK + A_PAD) + t.BK * (t.BN + B_PAD)) * FLOAT_BYTES
     return t.stages * (t.BM + t.BN) * t.BK * FLOAT_BYTES
+
+
+def shared_bytes_working(s):
+    t = s.tile
+    if t.tensor:
+        return "stages · (BM·(BK + %d) + BK·(BN + %d)) floats · 4 B = %d · (%d·%d + %d·%d) · 4" % (
+            A_PAD, B_PAD, t.stages, t.BM, t.BK + A_PAD, t.BK, t.BN + B_PAD)
+    return "stages · (BM + BN)·BK floats · 4 B = %d · (%d + %d)·%d · 4" % (t.stages, t.BM, t.BN, t.BK)
+
+
+# -- tensor cores (lab 7): a warp's FM×FN fragments of C, m16n16k8 products -----------------------------------------
+def tensor_tile(t):
+    """The tile, or ValueError for one whose warps do not use tensor cores."""
+    if not t.tensor:
+        raise ValueError("lab %d's tile has no tensor-core fragments: only a lab whose lab.h has WM and WN without "
+                         "WMITER (lab 7) multiplies with wmma::mma_sync" % t.lab)
+    return t
+
+
+def mma_per_warp_per_phase(t):
+    t = tensor_tile(t)
+    return t.FM * t.FN * (t.BK // FRAG_K)  # every fragment of C, for each step of 8 along the slice
+
+
+def fragment_loads_per_warp_per_phase(t):
+    t = tensor_tile(t)
+    return (t.FM + t.FN) * (t.BK // FRAG_K)  # FM fragments of A and FN of B per step, each used FN or FM times
+
+
+def mma_calls(s):
+    # every warp of every block runs every step of every phase, zero-filled ones included
+    return block_tiles(s) * all_phases(s) * s.tile.warps * mma_per_warp_per_phase(s.tile)
+
+
+MMA_FLOPS = 2 * FRAG * FRAG * FRAG_K  # a 16×16×8 multiply-add: 16·16·8 multiplies and as many adds
+
+
+def flops_per_mma(t):
+    tensor_tile(t)
+    return MMA_FLOPS
+
+
+def fragment_load_bytes(s):
+    # a 16×8 fragment of A and an 8×16 one of B are 128 floats each, 4 per lane
+    t = s.tile
+    return block_tiles(s) * all_phases(s) * t.warps * fragment_loads_per_warp_per_phase(t) * FRAG * FRAG_K * \
+        FLOAT_BYTES
+
+
+def mma_working(s):
+    t = s.tile
+    return "tiles · ceil(K / BK) · warps · FM·FN·BK/8 = %d · %d · %d · %d·%d·%d/8" % (
+        block_tiles(s), all_phases(s), t.warps, t.FM, t.FN, t.BK)
 
 
 def tm_plus_tn(t):
@@ -455,7 +561,7 @@ BLOCK_QUANTITIES = {q.name: q for q in [
                        % (s.M, s.K, block_grid_x(s), s.K, s.N, block_grid_y(s))),
     Quantity("multiply_adds", "multiply-adds of the product", lambda s: s.M * s.N * s.K,
              lambda s: "M·N·K = %d · %d · %d" % (s.M, s.N, s.K)),
-    Quantity("accumulators", "outputs a thread holds, each in a register", lambda s: fmas_per_step(s.tile),
+    Quantity("accumulators", "outputs a thread holds, each in a register", lambda s: s.tile.TM * s.tile.TN,
              lambda s: tm_times_tn(s.tile)),
     Quantity("shared_loads_per_step", "floats a thread loads from shared memory per step k",
              lambda s: shared_loads_per_step(s.tile), lambda s: tm_plus_tn(s.tile)),
@@ -475,10 +581,32 @@ BLOCK_QUANTITIES = {q.name: q for q in [
                         " = %d · %d · %d · %d · %d · 4")
                        % (s.tile.tm_name, s.tile.tn_name, block_tiles(s), s.tile.threads, all_phases(s),
                           s.tile.BK, shared_loads_per_step(s.tile))),
-    Quantity("shared_bytes_per_block", "shared memory per block for the tiles of A and B",
-             block_shared_bytes_per_block,
-             lambda s: "stages · (BM + BN)·BK floats · 4 B = %d · (%d + %d)·%d · 4"
-                       % (s.tile.stages, s.tile.BM, s.tile.BN, s.tile.BK)),
+    Quantity("shared_bytes_per_block", "shared memory per block for the tiles of A and B (lab 7: with the padded "
+             "rows)", block_shared_bytes_per_block, shared_bytes_working),
+    Quantity("fragments_per_warp", "accumulator fragments of 16×16 floats a warp holds (FM×FN)",
+             lambda s: tensor_tile(s.tile).FM * s.tile.FN,
+             lambda s: "(WM/16)·(WN/16) = (%d/16) · (%d/16)" % (s.tile.WM, s.tile.WN)),
+    Quantity("mma_per_warp_per_phase", "wmma::mma_sync calls a warp makes per phase (slice of K)",
+             lambda s: mma_per_warp_per_phase(s.tile),
+             lambda s: "FM·FN·BK/8 = %d · %d · %d/8" % (s.tile.FM, s.tile.FN, s.tile.BK)),
+    Quantity("fragment_loads_per_warp_per_phase", "wmma::load_matrix_sync calls a warp makes per phase (fragments "
+             "of A and B)", lambda s: fragment_loads_per_warp_per_phase(s.tile),
+             lambda s: "(FM + FN)·BK/8 = (%d + %d) · %d/8" % (s.tile.FM, s.tile.FN, s.tile.BK)),
+    Quantity("mma_calls", "wmma::mma_sync calls in the whole launch, zero-filled ones included", mma_calls,
+             mma_working),
+    Quantity("flops_per_mma", "FLOPs of one m16n16k8 mma_sync (a multiply and an add per term)",
+             lambda s: flops_per_mma(s.tile), lambda s: "2·16·16·8"),
+    Quantity("mma_flops", "FLOPs the tensor cores execute in the launch, zero-filled ones included",
+             lambda s: mma_calls(s) * MMA_FLOPS,
+             lambda s: "mma_sync calls · 2·16·16·8 = %s · %d" % (format_number(mma_calls(s)), MMA_FLOPS)),
+    Quantity("mma_useful_percent", "the product's 2·M·N·K FLOPs, in percent of those the tensor cores execute",
+             lambda s: 100 * 2 * s.M * s.N * s.K / (mma_calls(s) * MMA_FLOPS),
+             lambda s: "100 · 2·M·N·K / tensor-core FLOPs = 100 · %s / %s" % (
+                 format_number(2 * s.M * s.N * s.K), format_number(mma_calls(s) * MMA_FLOPS)), decimals=1),
+    Quantity("fragment_load_bytes", "bytes the fragment loads take from shared memory over the launch (128 floats "
+             "per fragment of A or B)", fragment_load_bytes,
+             lambda s: "tiles · ceil(K / BK) · warps · (FM + FN)·BK/8 · 16·8 floats · 4 B = %d · %d · %d · %d · 128 · 4"
+                       % (block_tiles(s), all_phases(s), s.tile.warps, fragment_loads_per_warp_per_phase(s.tile))),
     Quantity("workspace_bytes", "bytes of the split-K workspace (every split's M×N partial sums)",
              lambda s: splits(s) * s.M * s.N * FLOAT_BYTES if splits(s) > 1 else 0,
              lambda s: "splits · M·N floats · 4 B = %d · %d · %d · 4" % (splits(s), s.M, s.N)),

@@ -73,6 +73,7 @@ int main(int argc, char** argv) {
     if (!M || !N || !K)
         return std::fprintf(stderr, "usage: %s M N K [--totals | --requests]   (each >= 1)\n", argv[0]), 2;
 
+    set_input_mantissa_bits(INPUT_MANTISSA_BITS);  // "correct" as the lab's tests judge it (lab 7: TF32 inputs)
     const Problem p = random_problem(M, N, K, 1);
     const Run run = totals ? run_matmul(p, matmul) : run_matmul_counting_requests(p, matmul);
     if (per_line) return print_requests(p, run);

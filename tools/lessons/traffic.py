@@ -1,7 +1,7 @@
 """`make traffic`: the calculator's numbers for one shape and tile (or a lab's block tile), laid out for reading."""
-from .calculator import (BLOCK_QUANTITIES, GPU_QUANTITIES, MIN_SPLIT_PHASES, SHARED_QUANTITIES, all_phases,
-                        block_grid_x, block_grid_y, blocks, flops_launched, flops_owned, format_number, grid_x, grid_y,
-                        naive_read_bytes, phases, threads, tiled_read_bytes, value, written_bytes)
+from .calculator import (A_PAD, B_PAD, BLOCK_QUANTITIES, GPU_QUANTITIES, MIN_SPLIT_PHASES, SHARED_QUANTITIES,
+                        all_phases, block_grid_x, block_grid_y, blocks, flops_launched, flops_owned, format_number,
+                        grid_x, grid_y, naive_read_bytes, phases, threads, tiled_read_bytes, value, written_bytes)
 
 
 def report(s):
@@ -38,20 +38,36 @@ def report(s):
     return "\n".join(lines)
 
 
+def known_values(s):
+    """{name: value} of the block quantities this shape has: not the GPU's without SMS and PER_SM, not the
+    references' shared-memory requests, and only those that make sense for its tile (per-thread loads for labs
+    3-6, fragments for lab 7)."""
+    q = {}
+    for name in BLOCK_QUANTITIES:
+        if (s.sms or name not in GPU_QUANTITIES) and name not in SHARED_QUANTITIES:
+            try:
+                q[name] = value(name, s)
+            except ValueError:
+                pass
+    return q
+
+
 def block_report(s):
-    """The same for a lab's block tile (a BlockShape): labs 4-6, or lab 3's TILE_WIDTH×TILE_WIDTH."""
+    """The same for a lab's block tile (a BlockShape): labs 4-7, or lab 3's TILE_WIDTH×TILE_WIDTH."""
     n = format_number
     t = s.tile
-    q = {name: value(name, s) for name in BLOCK_QUANTITIES
-         if (s.sms or name not in GPU_QUANTITIES) and name not in SHARED_QUANTITIES}
+    q = known_values(s)
     last_phase_start = (all_phases(s) - 1) * t.BK
     flops = 2 * q["multiply_adds"]
     rows = [
         ("global bytes read from A and B", q["read_bytes"], "(M·K·ceil(N/BN) + K·N·ceil(M/BM)) floats"),
         ("global bytes written to C", written_bytes(s), "M·N floats, each element once"),
         ("shared memory per block", q["shared_bytes_per_block"],
-         "%d stage%s of (BM + BN)·BK floats" % (t.stages, "s" if t.stages > 1 else "")),
-        ("shared bytes loaded, all threads", q["shared_load_bytes"], "(TM + TN) floats per thread and step k"),
+         "%d stage%s of %s floats" % (t.stages, "s" if t.stages > 1 else "", "BM·(BK + %d) + BK·(BN + %d)" % (
+             A_PAD, B_PAD) if t.tensor else "(BM + BN)·BK")),
+        ("shared bytes loaded, all threads", q["shared_load_bytes"], "(TM + TN) floats per thread and step k")
+        if not t.tensor else ("shared bytes loaded by fragments", q["fragment_load_bytes"],
+                              "(FM + FN) fragments of 128 floats per warp and step of 8"),
         ("FLOPs, 2·M·N·K", flops, None),
         ("arithmetic intensity, FLOPs per byte read", n(q["intensity"], 2), None),
     ]
@@ -65,10 +81,22 @@ def block_report(s):
         "phases:   %d = ceil(K/BK)%s; the last covers k = %d..%d, of which %d exist"
         % (all_phases(s), ", %d per block in %d splits" % (q["phases"], q["splits"]) if q["splits"] > 1 else "",
            last_phase_start, last_phase_start + t.BK - 1, s.K - last_phase_start),
-        "a thread: %d output%s in registers; per step k %d shared loads for %d multiply-add%s, %s per multiply-add"
-        % (q["accumulators"], "s" if q["accumulators"] > 1 else "", q["shared_loads_per_step"], q["fmas_per_step"],
-           "s" if q["fmas_per_step"] > 1 else "", ("%.3f" % q["shared_loads_per_fma"]).rstrip("0").rstrip(".")),
     ]
+    if t.tensor:
+        lines[0] = "C = A·B, %s (M=%d, K=%d, N=%d), %s: BK = %d, WM×WN = %d×%d outputs per warp" % (
+            s.name(), s.M, s.K, s.N, t.describe(), t.BK, t.WM, t.WN)
+        lines += [
+            "a warp:   %d×%d = %d accumulator fragments of 16×16 (a thread holds %d floats of them); per phase %d "
+            "fragment loads (load_matrix_sync) and %d mma_sync of 16×16×8" % (
+                t.FM, t.FN, q["fragments_per_warp"], q["accumulators"], q["fragment_loads_per_warp_per_phase"],
+                q["mma_per_warp_per_phase"]),
+            "launch:   %s mma_sync × %s FLOPs = %s tensor-core FLOPs, of which the product's 2·M·N·K are %s %%" % (
+                n(q["mma_calls"]), n(q["flops_per_mma"]), n(q["mma_flops"]), n(q["mma_useful_percent"], 1))]
+    else:
+        lines.append(
+            "a thread: %d output%s in registers; per step k %d shared loads for %d multiply-add%s, %s per multiply-add"
+            % (q["accumulators"], "s" if q["accumulators"] > 1 else "", q["shared_loads_per_step"], q["fmas_per_step"],
+               "s" if q["fmas_per_step"] > 1 else "", ("%.3f" % q["shared_loads_per_fma"]).rstrip("0").rstrip(".")))
     if q["splits"] > 1:
         rows[2:2] = [("split-K workspace", q["workspace_bytes"], "splits · M·N floats of partial sums"),
                      ("split-K extra global bytes", q["split_extra_bytes"],
