@@ -11,11 +11,13 @@
 #   make answers [LAB=3]                  check labs/<lab>/answers.txt against the lesson's exercises
 #        ANSWERS=file                     (with LAB) check another answers file
 #        REVEAL=1                         the answers to the wrong ones now, not a hint first
+#   make tf32 K=1024 [TRIALS=100] [SEED=1]   TF32's errors on random dot products of length K: float inputs,
+#                                         inputs rounded to TF32 and truncated, against the tests' tolerance
 #   make test-lessons                     the tools' own tests (part of make test)
 
 LESSON := $(PYTHON) -m tools.lessons
 
-.PHONY: traffic trace heatmap coalescing answers test-lessons
+.PHONY: traffic trace heatmap coalescing answers tf32 test-lessons
 
 traffic:
 	@$(LESSON) traffic M=$(M) K=$(K) N=$(N) TILE=$(TILE) LAB=$(LAB) SPLIT=$(SPLIT) SMS=$(SMS) PER_SM=$(PER_SM)
@@ -31,6 +33,9 @@ coalescing:
 
 answers:
 	@$(LESSON) answers LAB=$(LAB) ANSWERS=$(ANSWERS) REVEAL=$(REVEAL)
+
+tf32:
+	@$(LESSON) tf32 K=$(K) TRIALS=$(TRIALS) SEED=$(SEED)
 
 TESTS += test-lessons
 

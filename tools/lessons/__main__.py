@@ -7,6 +7,7 @@
     python3 -m tools.lessons heatmap LAB=3 [KERNEL=..] [M= K= N=]  SVG maps of the emulator's per-element counts
     python3 -m tools.lessons coalescing LAB=1 [KERNEL=..] [M= K= N=]  which lanes share a sector or a bank, one request per line
     python3 -m tools.lessons answers [LAB=3] [ANSWERS=file] [REVEAL=1]   check the exercises' answers: hints, then answers
+    python3 -m tools.lessons tf32 K=1024 [TRIALS=100] [SEED=1]   TF32's errors on random dot products of length K
 
 Arguments are NAME=VALUE, as make passes them; a NAME given empty counts as missing.
 """
@@ -175,8 +176,23 @@ def cmd_answers(argv):
     return 0 if all_right else 1
 
 
+def cmd_tf32(argv):
+    from . import tf32
+    args = Arguments("tf32", argv, ["K", "TRIALS", "SEED"],
+                     "K=<length of the dot products, at most %d> [TRIALS=<how many, default %d, at most %d>] "
+                     "[SEED=<whole number, default %d>]" % (tf32.MAX_K, tf32.DEFAULT_TRIALS, tf32.MAX_TRIALS,
+                                                            tf32.DEFAULT_SEED))
+    K = args.whole_number("K", tf32.MAX_K, "Python sums them one by one")
+    trials = args.whole_number("TRIALS", tf32.MAX_TRIALS, "Python sums them one by one", tf32.DEFAULT_TRIALS)
+    if K * trials > tf32.MAX_K * 100:
+        args.fail("K·TRIALS = %d is above %d: Python sums them one by one" % (K * trials, tf32.MAX_K * 100))
+    seed = args.whole_number("SEED", None, "", tf32.DEFAULT_SEED)
+    print(tf32.report(tf32.Tf32Shape(K, trials, seed)))
+    return 0
+
+
 COMMANDS = {"traffic": cmd_traffic, "trace": cmd_trace, "heatmap": cmd_heatmap, "coalescing": cmd_coalescing,
-            "answers": cmd_answers}
+            "answers": cmd_answers, "tf32": cmd_tf32}
 
 
 def main(argv):

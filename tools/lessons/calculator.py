@@ -13,7 +13,7 @@ C = A·B with A M×K, B K×N, C M×N, floats (4 bytes). Three kinds of kernel:
   share of a warp tile is WM·WN/32 floats, (WM/8)×(WN/4): an accumulator's 32 lanes cover 8 rows × 4 columns.
 
 Every number the lesson tools print, the exercises expect and the lessons quote comes from QUANTITIES (shapes with
-a TILE) and BLOCK_QUANTITIES (shapes with a lab's block tile) below, so the docs, the answer checker and the
+a TILE), BLOCK_QUANTITIES (shapes with a lab's block tile) below and tf32.TF32_QUANTITIES (TF32's errors), so the docs, the answer checker and the
 emulator tests all agree with one piece of arithmetic.
 """
 import functools
@@ -21,6 +21,7 @@ import os
 from dataclasses import dataclass
 
 from . import banks  # the references' shared-memory requests, lane by lane
+from . import tf32  # TF32's effect on random dot products (lab 7)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from course import labs  # the Lab model: each lab.h's constants, from the compiler
@@ -727,7 +728,10 @@ GPU_QUANTITIES = {"slots", "waves", "busy_sms", "split_for_slots"}
 
 
 def quantities(shape):
-    """The quantities a shape has: QUANTITIES for a Shape (a TILE), BLOCK_QUANTITIES for a BlockShape."""
+    """The quantities a shape has: QUANTITIES for a Shape (a TILE), BLOCK_QUANTITIES for a BlockShape,
+    tf32.TF32_QUANTITIES for a tf32.Tf32Shape (random dot products)."""
+    if isinstance(shape, tf32.Tf32Shape):
+        return tf32.TF32_QUANTITIES
     return BLOCK_QUANTITIES if isinstance(shape, BlockShape) else QUANTITIES
 
 

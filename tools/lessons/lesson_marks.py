@@ -17,6 +17,11 @@ After LAB, SPLIT=S splits K into S ranges (split-K), and SMS=132 PER_SM=2 give t
 
     <!-- check M=512 K=512 N=512 LAB=6 SPLIT=8 SMS=132 PER_SM=2: blocks=128 waves=0.48 -->
 
+TF32 K=.. [TRIALS=..] [SEED=..] instead of M, K, N and a tile names random dot products of length K, and TF32's
+errors on them (tools/lessons/tf32.py, what `make tf32` prints; TRIALS and SEED default to its defaults):
+
+    <!-- check TF32 K=1024: tolerance=17,408 -->
+
 A conceptual question (multiple choice, or a short answer checked for keywords) has its answer, a hint and the
 reason in its mark, base64-encoded JSON so that nobody reads them by accident while reading the lesson:
 
@@ -36,12 +41,13 @@ import re
 from dataclasses import dataclass
 
 from .calculator import GPU_QUANTITIES, BlockShape, BlockTile, Shape, matches, quantities
+from .tf32 import DEFAULT_SEED, DEFAULT_TRIALS, Tf32Shape
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MARK = re.compile(r"<!--\s*(check|exercise|question)\b(.*?)-->")
 MARK_START = re.compile(r"<!--\s*(check|exercise|question)\b")
 QUESTION = re.compile(r"^ (\d+\.\d+): ([A-Za-z0-9+/=]+) $")
-SHAPE = r"(M=\d+ K=\d+ N=\d+ (?:TILE=\d+|LAB=\d+(?: [A-Z][A-Z_]*=\d+)*))"
+SHAPE = r"(M=\d+ K=\d+ N=\d+ (?:TILE=\d+|LAB=\d+(?: [A-Z][A-Z_]*=\d+)*)|TF32 K=\d+(?: TRIALS=\d+)?(?: SEED=\d+)?)"
 CHECK = re.compile(r"^ " + SHAPE + r":((?: \w+=[\d,.]+)+) $")
 EXERCISE = re.compile(r"^ (\d+\.\d+): (\w+) " + SHAPE + r" $")
 
@@ -59,7 +65,10 @@ def shape_at(where, text):
 
 def parse_shape(text):
     """'M=55 K=48 N=43 TILE=16' -> Shape; 'M=.. K=.. N=.. LAB=6 BN=256 ..' -> BlockShape; ValueError if the lab's
-    tile cannot be made."""
+    tile cannot be made. 'TF32 K=1024 [TRIALS=..] [SEED=..]' -> tf32.Tf32Shape."""
+    if text.startswith("TF32 "):
+        values = dict((name, int(v)) for name, v in (pair.split("=") for pair in text.split()[1:]))
+        return Tf32Shape(values["K"], values.get("TRIALS", DEFAULT_TRIALS), values.get("SEED", DEFAULT_SEED))
     values = dict((name, int(v)) for name, v in (pair.split("=") for pair in text.split()))
     M, K, N = values.pop("M"), values.pop("K"), values.pop("N")
     if "TILE" in values:
@@ -143,7 +152,7 @@ def read_marks(path, text=None):
                 m = CHECK.match(body)
                 if not m or line.strip() != mark.group(0):
                     raise MarkError("%s: a check mark stands alone on its line, as '<!-- check M=.. K=.. N=.. "
-                                    "TILE=..: name=number ... -->' (or LAB=.. for a lab's block tile)" % where)
+                                    "TILE=..: name=number ... -->' (or LAB=.. for a lab's block tile; or TF32 K=..)" % where)
                 shape = shape_at(where, m.group(1))
                 claims = [tuple(c.split("=")) for c in m.group(2).split()]
                 checks.append(Check(where, shape, claims, block_above(lines, i)))
@@ -151,7 +160,7 @@ def read_marks(path, text=None):
                 m = EXERCISE.match(body)
                 if not m:
                     raise MarkError("%s: an exercise mark reads '<!-- exercise N.M: quantity M=.. K=.. N=.. "
-                                    "TILE=.. -->' (or LAB=.. for a lab's block tile)" % where)
+                                    "TILE=.. -->' (or LAB=.. for a lab's block tile; or TF32 K=..)" % where)
                 shape = shape_at(where, m.group(3))
                 claims = [(m.group(2), None)]
                 question = line[mark.end():].strip()
@@ -164,7 +173,8 @@ def read_marks(path, text=None):
             unknown = [name for name, _ in claims if name not in quantities(shape)]
             if unknown:
                 raise MarkError("%s: no quantity named %s for a %s shape (see tools/lessons/calculator.py)"
-                                % (where, unknown[0], "LAB" if isinstance(shape, BlockShape) else "TILE"))
+                                % (where, unknown[0], "LAB" if isinstance(shape, BlockShape) else
+                                   "TF32" if isinstance(shape, Tf32Shape) else "TILE"))
             gpu = [name for name, _ in claims if name in GPU_QUANTITIES and isinstance(shape, BlockShape)
                    and not shape.sms]
             if gpu:
