@@ -150,8 +150,8 @@ class AnswerChecker(unittest.TestCase):
                 line = next(line for line in proc.stdout.splitlines() if line.strip().startswith(ratio.id + " "))
                 self.assertEqual("right" in line, right, line)
 
-    def test_labs_4_to_6_right_answers_pass_and_each_wrong_one_is_explained(self):
-        for lab in ("4", "5", "6"):
+    def test_labs_4_to_7_right_answers_pass_and_each_wrong_one_is_explained(self):
+        for lab in ("4", "5", "6", "7"):
             exercises = read_marks(lesson_of_lab("lab" + lab))[1]
             right = {e.id: calc.format_number(calc.value(e.quantity, e.shape),
                                               calc.quantities(e.shape)[e.quantity].decimals) for e in exercises}
