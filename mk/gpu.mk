@@ -6,7 +6,7 @@
 #   make profile LAB=N [KERNEL=file] [SIZE=n | SHAPE=MxNxK]   Nsight Compute counters, why the kernel waits, and the
 #                                                      emulator's exact count (up to 2048³)
 #   make sanitize LAB=N [KERNEL=file]                  compute-sanitizer memcheck, racecheck, synccheck, initcheck
-#   make sanitize-catalogue                            the grader's known-wrong kernels through the same four tools
+#   make sanitize-catalogue [LAB=N]                    the grader's known-wrong kernels (one lab's) through the same four tools
 #   make autotune [SIZE=n] [WIDE=1] [ONLY=BN=256,...]  sweeps lab 6's tile shape (-D LAB6_...), fastest first
 
 GPUTOOL := $(PYTHON) -m tools.perf.gputool
@@ -26,7 +26,7 @@ sanitize:
 	@$(GPUTOOL) sanitize $(lab_flag) $(kernel_flag)
 
 sanitize-catalogue:
-	@$(GPUTOOL) sanitize-catalogue
+	@$(GPUTOOL) sanitize-catalogue $(lab_flag)
 
 autotune:
 	@$(GPUTOOL) autotune $(if $(SIZE),--size $(SIZE)) $(if $(WIDE),--wide) $(if $(ONLY),--only $(ONLY))

@@ -4,7 +4,7 @@
     gputool.py bench    [--lab N --kernel FILE | --submission DIR] [--sizes ...] [--shapes MxNxK ...]
     gputool.py profile  --lab N [--kernel FILE] [--size N | --shape MxNxK]
     gputool.py sanitize --lab N [--kernel FILE]
-    gputool.py sanitize-catalogue                  every kernel of the grader's catalogue through the four tools
+    gputool.py sanitize-catalogue [--lab N]         every kernel of the grader's catalogue (or one lab's) through the four tools
     gputool.py autotune [--size N]                 sweeps the lab 6 reference's tile shape, fastest first
 
 Without a usable GPU each command says so in one line and exits 1 (profile first prints the emulator's counts).
@@ -358,6 +358,9 @@ def cmd_sanitize_catalogue(args):
     if not found:
         raise SystemExit("gputool: sanitize-catalogue needs the grader's catalogue (grader/catalogue/), which the "
                          "student handout does not have")
+    if args.lab:
+        only = labs.find(args.lab)
+        found = {entry: path for entry, path in found.items() if entry.lab.folder == only.folder}
     jobs = []
     for entry, path in found.items():
         out = os.path.join(ROOT, "build", "sanitize", "catalogue", slug(entry.name))
@@ -515,7 +518,8 @@ def main(argv):
     p = sub.add_parser("sanitize")
     p.add_argument("--lab", default="3")
     p.add_argument("--kernel")
-    sub.add_parser("sanitize-catalogue")
+    p = sub.add_parser("sanitize-catalogue")
+    p.add_argument("--lab", help="only this lab's kernels (6, lab6 or lab6-warptiling)")
     p = sub.add_parser("autotune")
     p.add_argument("--size", type=int, default=4096)
     p.add_argument("--top", type=int, default=15)
