@@ -185,14 +185,15 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
     const int warp_row = warp / (T::BN / T::WN);  // the warp's tile: rows warp_row*WM .., columns warp_col*WN ..
     const int warp_col = warp % (T::BN / T::WN);
     const int num_tiles = ceil_div(K, T::BK);
-    const float* a_warp = smem + warp_row * T::WM * T::LDA;           // in stage 0
+    const float* a_warp = smem + warp_row * T::WM * T::LDA;  // in stage 0
     const float* b_warp = smem + T::A_FLOATS + warp_col * T::WN;
 
     wmma::fragment<wmma::accumulator, FRAG, FRAG, FRAG_K, float> acc[FM][FN];
 #pragma unroll
-    for (int i = 0; i < FM; ++i)
+    for (int i = 0; i < FM; ++i) {
 #pragma unroll
         for (int j = 0; j < FN; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
+    }
 
     // the first STAGES − 1 slices in flight; a group is committed even when empty, so that "all but the newest
     // STAGES − 2 groups" below always means the slice about to be used
@@ -205,7 +206,7 @@ __global__ void __launch_bounds__(T::THREADS, T::MIN_BLOCKS)
 
     for (int tile = 0; tile < num_tiles; ++tile) {
         __pipeline_wait_prior(T::STAGES - 2);  // this thread's copies of slice `tile` have landed
-        __syncthreads();  // everyone's have, and nobody still reads the buffer of slice tile − 1
+        __syncthreads();  // everyone's have, and nobody still reads the buffer of slice tile − 1 either
 
         const int next = tile + T::STAGES - 1;  // into the buffer slice tile − 1 used
         if (next < num_tiles) {
