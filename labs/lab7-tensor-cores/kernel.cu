@@ -143,6 +143,7 @@ __global__ void __launch_bounds__(THREADS, 2)
             //                dimension LDA or LDB); round every element of each to TF32 with
             //                wmma::__float_to_tf32 (x[t] for t < num_elements); then acc[i][j] += a[i]·b[j] with
             //                wmma::mma_sync for every i, j.
+            (void)a, (void)b, (void)Bs;
         }
     }
 
