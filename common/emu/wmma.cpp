@@ -242,6 +242,21 @@ void meet(int op, WmmaCall& call, const char* file, int line) {
     warp_arrive(c);
 }
 
+// A load or store's start: the warp meets, then this lane checks the guide's alignment rules. Gives the lane's number
+// and the call's stand-in pc; false outside a kernel.
+bool start_access(int op, const WmmaShape& s, const void* p, unsigned ldm, int layout, const char* file, int line,
+                  int* lane, uintptr_t* pc) {
+    if (!in_kernel(call_name(op), file, line)) return false;
+    WmmaCall call;
+    call.shape = &s, call.p = p, call.ldm = ldm, call.layout = layout;
+    meet(op, call, file, line);
+    Worker& w = *tls_worker;
+    *pc = site_pc(file, line);
+    check_alignment(w, s, p, ldm, call_name(op), *pc);
+    *lane = static_cast<int>(w.current->linear & 31);
+    return true;
+}
+
 }  // namespace
 
 // Called by the last lane to arrive (warp.cpp): arguments that differ between lanes, lanes that do not take part,
@@ -287,14 +302,10 @@ void wmma_compute(Worker& w, uint32_t warp, uint32_t lanes, int op) {
 }
 
 void wmma_load(const WmmaShape& s, void* x, const void* p, unsigned ldm, int layout, const char* file, int line) {
-    if (!in_kernel("load_matrix_sync", file, line)) return;
-    WmmaCall call;
-    call.shape = &s, call.p = p, call.ldm = ldm, call.layout = layout;
-    meet(kWmmaLoad, call, file, line);
-    Worker& w = *tls_worker;
-    const uintptr_t pc = site_pc(file, line);
-    check_alignment(w, s, p, ldm, "load_matrix_sync", pc);
-    const int lane = static_cast<int>(w.current->linear & 31), distinct = distinct_elements(s);
+    int lane;
+    uintptr_t pc;
+    if (!start_access(kWmmaLoad, s, p, ldm, layout, file, line, &lane, &pc)) return;
+    const int distinct = distinct_elements(s);
     const size_t bytes = element_bytes(s.type);
     char* out = static_cast<char*>(x);
     for (int i = 0; i < s.count; ++i) {
@@ -311,14 +322,9 @@ void wmma_load(const WmmaShape& s, void* x, const void* p, unsigned ldm, int lay
 }
 
 void wmma_store(const WmmaShape& s, const void* x, void* p, unsigned ldm, int layout, const char* file, int line) {
-    if (!in_kernel("store_matrix_sync", file, line)) return;
-    WmmaCall call;
-    call.shape = &s, call.p = p, call.ldm = ldm, call.layout = layout;
-    meet(kWmmaStore, call, file, line);
-    Worker& w = *tls_worker;
-    const uintptr_t pc = site_pc(file, line);
-    check_alignment(w, s, p, ldm, "store_matrix_sync", pc);
-    const int lane = static_cast<int>(w.current->linear & 31);
+    int lane;
+    uintptr_t pc;
+    if (!start_access(kWmmaStore, s, p, ldm, layout, file, line, &lane, &pc)) return;
     for (int i = 0; i < s.count; ++i) {
         int r, c;
         element_at(s, lane, i, &r, &c);
