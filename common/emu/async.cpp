@@ -54,10 +54,6 @@ AsyncCopies& copies_of(Worker& w) {
     return *w.async_copies;
 }
 
-std::string thread_name(const Worker& w, uint32_t t) {
-    return "thread " + tid_coord(w, static_cast<uint16_t>(t)) + " of block " + coord(w.block_idx);
-}
-
 // The copies of `key` that complete with its first `phases` phases have arrived.
 void copies_arrived(Worker& w, const void* key, uint64_t phases) {
     if (!w.async_copies) return;

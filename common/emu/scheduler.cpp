@@ -41,6 +41,10 @@ std::string coord(uint3 v) {
 
 std::string tid_coord(const Worker& w, uint16_t tid) { return coord(unlinearize(tid, w.launch->block)); }
 
+std::string thread_name(const Worker& w, uint32_t t) {
+    return "thread " + tid_coord(w, static_cast<uint16_t>(t)) + " of block " + coord(w.block_idx);
+}
+
 namespace {
 
 int find_tls_block(dl_phdr_info* info, size_t, void* out) {

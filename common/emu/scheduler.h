@@ -170,6 +170,8 @@ extern __thread Worker* tls_worker;
 uint3 unlinearize(uint32_t t, dim3 d);
 std::string coord(uint3 v);
 std::string tid_coord(const Worker& w, uint16_t tid);
+// "thread (x,y,z) of block (x,y,z)"
+std::string thread_name(const Worker& w, uint32_t t);
 
 // Records a diagnostic once per (kind, pc1, pc2) and counts the rest; `text` is only built when it is kept.
 template <class Text>

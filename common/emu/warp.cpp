@@ -119,12 +119,6 @@ std::string warp_name(const Worker& w, uint32_t warp) {
     return "warp " + std::to_string(warp) + " of block " + coord(w.block_idx);
 }
 
-// The lanes of this warp that exist: a block whose size is not a multiple of 32 has a partial last warp.
-uint32_t existing_lanes(const Worker& w, uint32_t warp) {
-    const uint32_t count = std::min<uint32_t>(32, w.launch->threads_per_block - warp * 32);
-    return count == 32 ? ~0u : (1u << count) - 1;
-}
-
 Fiber& lane_fiber(Worker& w, uint32_t warp, uint32_t lane) { return w.fibers[warp * 32 + lane]; }
 
 // The lane a shuffle reads, as PTX's shfl.sync computes it from the lane, the operand and the width (segments of
@@ -420,6 +414,12 @@ int block_vote(int predicate, uintptr_t pc) {
 }
 
 }  // namespace
+
+// The lanes of this warp that exist: a block whose size is not a multiple of 32 has a partial last warp.
+uint32_t existing_lanes(const Worker& w, uint32_t warp) {
+    const uint32_t count = std::min<uint32_t>(32, w.launch->threads_per_block - warp * 32);
+    return count == 32 ? ~0u : (1u << count) - 1;
+}
 
 void reset_warps(Worker& w) {
     std::fill(std::begin(w.warp_waiting), std::end(w.warp_waiting), 0u);

@@ -100,10 +100,6 @@ const char* type_name(const WmmaShape& s) {
     return "float";
 }
 
-std::string thread_name(const Worker& w, uint32_t t) {
-    return "thread " + tid_coord(w, static_cast<uint16_t>(t)) + " of block " + coord(w.block_idx);
-}
-
 // The CUDA programming guide's rules for a load or store: a 256-bit aligned pointer, ldm a multiple of 16 bytes.
 // An error here (the block ends, as for any misaligned access); an H100 faults only for some (docs/emulator.md).
 void check_alignment(Worker& w, const WmmaShape& s, const void* p, unsigned ldm, const char* what, uintptr_t pc) {
@@ -267,8 +263,7 @@ void wmma_compute(Worker& w, uint32_t warp, uint32_t lanes, int op) {
     const WmmaCall& call0 = call_of(w, warp, first);
     const uintptr_t pc = site_pc(c0.file, c0.line);
     const std::string who = "warp " + std::to_string(warp) + " of block " + coord(w.block_idx);
-    const uint32_t present =
-        w.launch->threads_per_block - warp * 32 >= 32 ? ~0u : (1u << (w.launch->threads_per_block - warp * 32)) - 1;
+    const uint32_t present = existing_lanes(w, warp);
     if (present != ~0u)
         add_diag(w, DiagKind::kWarp, warp * 32 + first, pc, 5,
                  "wmma::" + std::string(call_name(op)) + " at %1 by " + who + ", which has only " +
