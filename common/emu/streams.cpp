@@ -142,6 +142,25 @@ cudaError_t cudaMemsetAsync(void* ptr, int value, size_t bytes, cudaStream_t str
     return cudaMemset(ptr, value, bytes);
 }
 
+// Stream-ordered allocation: the allocation and the free happen when the stream reaches them, which here is at the
+// call. So they are cudaMalloc and cudaFree on a valid stream, with the same name, checks and use-after-free report.
+cudaError_t cudaMallocAsyncEmulated(void** ptr, size_t bytes, cudaStream_t stream, const char* name, const char* file,
+                                    int line) {
+    {
+        std::lock_guard<std::mutex> api(g_api_mutex);
+        if (!valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+    }
+    return cudaMallocEmulated(ptr, bytes, name, file, line);
+}
+
+cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream) {
+    {
+        std::lock_guard<std::mutex> api(g_api_mutex);
+        if (!valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+    }
+    return cudaFree(ptr);
+}
+
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
     std::lock_guard<std::mutex> api(g_api_mutex);
     if (!event || flags > (cudaEventBlockingSync | cudaEventDisableTiming | 0x04)) return record(cudaErrorInvalidValue);

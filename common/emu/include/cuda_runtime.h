@@ -485,6 +485,9 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags);
 cudaError_t cudaEventQuery(cudaEvent_t event);
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t stream = 0);
 cudaError_t cudaMemsetAsync(void* ptr, int value, size_t bytes, cudaStream_t stream = 0);
+cudaError_t cudaMallocAsyncEmulated(void** ptr, size_t bytes, cudaStream_t stream, const char* name, const char* file,
+                                    int line);
+cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream);
 
 cudaError_t cudaMallocHost(void** ptr, size_t bytes);
 cudaError_t cudaHostAlloc(void** ptr, size_t bytes, unsigned int flags);
@@ -544,6 +547,13 @@ template <class T>
 inline cudaError_t cudaHostAlloc(T** ptr, size_t bytes, unsigned int flags) {
     return cudaHostAlloc(reinterpret_cast<void**>(ptr), bytes, flags);
 }
+// cudaMallocAsync names its allocation after the variable, as cudaMalloc does (a macro, to capture the name).
+template <class T>
+inline cudaError_t cudaemu_malloc_async(T** ptr, size_t bytes, cudaStream_t stream, const char* name, const char* file,
+                                        int line) {
+    return cudaMallocAsyncEmulated(reinterpret_cast<void**>(ptr), bytes, stream, name, file, line);
+}
+#define cudaMallocAsync(ptr, bytes, stream) cudaemu_malloc_async((ptr), (bytes), (stream), #ptr, __FILE__, __LINE__)
 // Managed memory lives in device memory (counted and checked in kernels) that host code may use directly.
 template <class T>
 inline cudaError_t cudaemu_malloc_managed(T** ptr, size_t bytes, unsigned int flags, const char* name, const char* file,
