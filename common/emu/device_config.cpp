@@ -1,7 +1,9 @@
 // device_config.cpp — the runtime API's configuration and query calls that change nothing in how the emulator
 // runs a kernel: versions, cache and bank-size preferences (hints a GPU may ignore too), device limits (kept and
 // reported; the emulator's fiber stacks are its own, CUDAEMU_STACK_KB), and pointer attributes, which say where
-// memory lives as a GPU with unified addressing says it. Each checks its arguments as CUDA does.
+// memory lives as a GPU with unified addressing says it, and the default memory pool's attributes (kept and read
+// back: cudaMallocAsync's memory is not pooled here, every cudaFreeAsync gives it back at once). Each checks its
+// arguments as CUDA does.
 #include "api.h"
 #include "memory.h"
 
@@ -19,6 +21,14 @@ size_t g_limits[] = {
     0,        // cudaLimitPersistingL2CacheSize: persistingL2CacheMaxSize is 0
 };
 constexpr int kLimits = sizeof g_limits / sizeof g_limits[0];
+
+// The device's one memory pool, its default and current pool
+struct MemPool {
+    int reuse[3] = {1, 1, 1};  // cudaMemPoolReuseFollowEventDependencies, AllowOpportunistic, AllowInternalDependencies
+    uint64_t release_threshold = 0;
+};
+MemPool g_default_pool;
+cudaMemPool_t default_pool() { return reinterpret_cast<cudaMemPool_t>(&g_default_pool); }
 
 bool valid_cache_config(cudaFuncCache c) { return c >= cudaFuncCachePreferNone && c <= cudaFuncCachePreferEqual; }
 }  // namespace
@@ -95,6 +105,54 @@ cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit) {
     if (!value || limit < 0 || limit >= kLimits) return record(cudaErrorInvalidValue);
     *value = g_limits[limit];
     return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* pool, int device) {
+    if (!pool) return record_locked(cudaErrorInvalidValue);
+    if (device != 0) return record_locked(cudaErrorInvalidDevice);
+    *pool = default_pool();
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetMemPool(cudaMemPool_t* pool, int device) {
+    return cudaDeviceGetDefaultMemPool(pool, device);  // cudaDeviceSetMemPool is refused: the default stays current
+}
+
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void* value) {
+    std::lock_guard<std::mutex> api(g_api_mutex);
+    if (pool != default_pool() || !value) return record(cudaErrorInvalidValue);
+    switch (attr) {
+        case cudaMemPoolReuseFollowEventDependencies:
+        case cudaMemPoolReuseAllowOpportunistic:
+        case cudaMemPoolReuseAllowInternalDependencies:
+            g_default_pool.reuse[attr - cudaMemPoolReuseFollowEventDependencies] = *static_cast<int*>(value);
+            return cudaSuccess;
+        case cudaMemPoolAttrReleaseThreshold:
+            g_default_pool.release_threshold = *static_cast<uint64_t*>(value);
+            return cudaSuccess;
+    }
+    return record(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void* value) {
+    std::lock_guard<std::mutex> api(g_api_mutex);
+    if (pool != default_pool() || !value) return record(cudaErrorInvalidValue);
+    switch (attr) {
+        case cudaMemPoolReuseFollowEventDependencies:
+        case cudaMemPoolReuseAllowOpportunistic:
+        case cudaMemPoolReuseAllowInternalDependencies:
+            *static_cast<int*>(value) = g_default_pool.reuse[attr - cudaMemPoolReuseFollowEventDependencies];
+            return cudaSuccess;
+        case cudaMemPoolAttrReleaseThreshold:
+            *static_cast<uint64_t*>(value) = g_default_pool.release_threshold;
+            return cudaSuccess;
+    }
+    return record(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t) {
+    if (pool != default_pool()) return record_locked(cudaErrorInvalidValue);
+    return cudaSuccess;  // the pool holds no freed memory to give back
 }
 
 // Device memory (cudaMalloc, __device__ and __constant__ variables), managed memory, page-locked host memory

@@ -1,8 +1,9 @@
 // properties.cpp — the cudaDeviceProp fields CUDA 12 and 13 document, beyond those api.cpp sets. Two rules pick a
 // value: a field that promises an API or a behaviour says what the emulator does (mapped and registered host
-// memory: yes; no cooperative or cluster launches, no memory pools: 0), so that a program that checks before it
-// uses a feature takes the path that works here; a field that only describes hardware a program cannot observe
-// (alignments, caches, copy engines) has an H100's value. docs/emulator.md lists them.
+// memory, cooperative launches, memory pools: yes; no cluster launches, no pools shared between processes: 0), so
+// that a program that checks before it uses a feature takes the path that works here; a field that only describes
+// hardware a program cannot observe (alignments, caches, copy engines) has an H100's value. docs/emulator.md lists
+// them.
 #include "properties.h"
 
 #include "include/cuda_runtime.h"
@@ -33,11 +34,13 @@ void set_documented_properties(cudaDeviceProp* prop) {
     prop->canMapHostMemory = 1;          // page-locked memory is mapped, its device pointer its host pointer
     prop->hostRegisterSupported = 1;     // cudaHostRegister
     prop->canUseHostPointerForRegisteredMem = 1;
-    prop->cooperativeLaunch = 1;  // cudaLaunchCooperativeKernel and grid.sync() (cooperative.cpp)
+    prop->cooperativeLaunch = 1;     // cudaLaunchCooperativeKernel and grid.sync() (cooperative.cpp)
+    prop->memoryPoolsSupported = 1;  // cudaMallocAsync and the default pool (streams.cpp, device_config.cpp)
     // api.cpp sets the limits and features that dynamic shared memory, managed memory and streams bring
     // (sharedMemPerBlockOptin, maxBlocksPerMultiProcessor, managedMemory, concurrentKernels).
-    // Features the emulator does not have are 0 (value-initialised): clusterLaunch, memory pools, pageable memory
-    // access (a kernel may not use malloc'd memory that is not registered), IPC, ECC, PCI location, persisting L2
+    // Features the emulator does not have are 0 (value-initialised): clusterLaunch, memoryPoolSupportedHandleTypes
+    // (no pool is shared between processes), pageable memory access (a kernel may not use malloc'd memory that is
+    // not registered), IPC, ECC, PCI location, persisting L2
 }
 
 }  // namespace cudaemu

@@ -273,6 +273,17 @@ inline T __ldg(const T* p) {
         return 0;                                                                                      \
     }
 CUDAEMU_UNSUPPORTED(cudaLaunchKernel, "launch kernels with <<<grid, block>>> (docs/emulator.md)")
+// Memory pools of one's own: cudaMallocAsync and the device's default pool are supported (docs/emulator.md)
+CUDAEMU_UNSUPPORTED(cudaMemPoolCreate, "use the device's default pool (cudaDeviceGetDefaultMemPool)")
+CUDAEMU_UNSUPPORTED(cudaMemPoolDestroy, "use the device's default pool (cudaDeviceGetDefaultMemPool)")
+CUDAEMU_UNSUPPORTED(cudaDeviceSetMemPool, "use the device's default pool (cudaDeviceGetDefaultMemPool)")
+CUDAEMU_UNSUPPORTED(cudaMallocFromPoolAsync, "use cudaMallocAsync, which takes the default pool's memory")
+CUDAEMU_UNSUPPORTED(cudaMemPoolSetAccess, "one device: its pool's memory is always accessible to it")
+CUDAEMU_UNSUPPORTED(cudaMemPoolGetAccess, "one device: its pool's memory is always accessible to it")
+CUDAEMU_UNSUPPORTED(cudaMemPoolExportToShareableHandle, "no pool is shared between processes")
+CUDAEMU_UNSUPPORTED(cudaMemPoolImportFromShareableHandle, "no pool is shared between processes")
+CUDAEMU_UNSUPPORTED(cudaMemPoolExportPointer, "no pool is shared between processes")
+CUDAEMU_UNSUPPORTED(cudaMemPoolImportPointer, "no pool is shared between processes")
 #undef CUDAEMU_UNSUPPORTED
 
 // ---------------------------------------------------------------------------------------------------------------
