@@ -50,6 +50,14 @@ TEST_CASE("emucc rejects what the emulator does not support, and names it") {
          "__managed__ int counter;\n"
          "__global__ void k() { counter = 1; }\n"
          "int main() { return 0; }\n"},
+        {"pool_of_its_own", "cudaMallocFromPoolAsync",  // cudaMallocAsync takes the default pool's memory
+         "int main() {\n"
+         "    cudaMemPool_t pool;\n"
+         "    cudaDeviceGetDefaultMemPool(&pool, 0);\n"
+         "    int* p = nullptr;\n"
+         "    cudaMallocFromPoolAsync(&p, 16, pool, 0);\n"
+         "    return 0;\n"
+         "}\n"},
     };
     for (const Unsupported& c : cases) {
         const std::string name = c.name;

@@ -190,6 +190,123 @@ TEST_CASE("a launch on a destroyed stream is refused with cudaErrorInvalidResour
     CHECK(cudaGetLastError() == cudaSuccess);
 }
 
+TEST_CASE("programs/malloc_async.cu: stream-ordered allocation and the default pool, as on the H100") {
+    const Run r = run({program("malloc_async")});
+    INFO("stdout:\n", r.out, "stderr:\n", r.err);
+    REQUIRE(r.exit_code == 0);
+    const std::map<std::string, std::string> out = parse_output(r.out);
+    const std::pair<const char*, const char*> want[] = {
+        {"memory_pools_supported", "1"},
+        {"release_threshold_default", "0"},
+        {"release_threshold_set", "67108864"},  // 64 MiB, kept though it changes nothing here
+        {"malloc_async_null_stream", "cudaSuccess"},
+        {"null_stream_values", "pass"},
+        {"malloc_async_stream", "cudaSuccess"},
+        {"free_async_in", "cudaSuccess"},  // made on the null stream, freed on another: allowed
+        {"free_async_out", "cudaSuccess"},
+        {"stream_values", "pass"},
+        {"malloc_async_again", "cudaSuccess"},
+        {"again_values", "pass"},
+        {"free_async_per_thread_stream", "cudaSuccess"},
+        {"sync_after_frees", "cudaSuccess"},
+        {"malloc_async_null_pointer", "cudaErrorInvalidValue"},
+        {"last_error_after_null_pointer", "cudaErrorInvalidValue"},
+        {"free_async_host_pointer", "cudaErrorInvalidValue"},
+        {"last_error_after_host_pointer", "cudaErrorInvalidValue"},
+        {"last_error_cleared", "cudaSuccess"},
+    };
+    for (const auto& key_value : want) {
+        const std::string key = key_value.first;
+        CAPTURE(key);
+        CHECK(out.count(key) == 1);
+        if (out.count(key)) CHECK(out.at(key) == key_value.second);
+    }
+}
+
+TEST_CASE("cudaMallocAsync names its allocation as cudaMalloc does, and cudaFreeAsync's memory is reported freed") {
+    const ResetDeviceAtEnd reset_at_end;
+    const int n = 512;
+    cudaStream_t stream;
+    REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+    float* d_in = nullptr;
+    float* d_out = nullptr;
+    const int made_at = __LINE__ + 1;
+    REQUIRE(cudaMallocAsync(&d_in, n * sizeof(float), stream) == cudaSuccess);
+    REQUIRE(cudaMallocAsync(&d_out, n * sizeof(float), cudaStreamLegacy) == cudaSuccess);
+    const cudaemu::DeviceAllocation made = cudaemu::device_allocations().at(cudaemu::device_allocations().size() - 2);
+    CHECK(made.name == "d_in");
+    CHECK(made.bytes == n * sizeof(float));
+    CHECK(contains(made.file, "test_emulator_runtime_api.cpp"));
+    CHECK(made.line == made_at);
+
+    // a destroyed stream is refused, as by every stream call; the pointer is left as it was
+    cudaStream_t gone;
+    REQUIRE(cudaStreamCreate(&gone) == cudaSuccess);
+    REQUIRE(cudaStreamDestroy(gone) == cudaSuccess);
+    float* d_never = nullptr;
+    CHECK(cudaMallocAsync(&d_never, 64, gone) == cudaErrorInvalidResourceHandle);
+    CHECK(d_never == nullptr);
+    CHECK(cudaFreeAsync(d_in, gone) == cudaErrorInvalidResourceHandle);
+    CHECK(cudaGetLastError() == cudaErrorInvalidResourceHandle);
+    // zero bytes and a null pointer to free: as cudaMalloc and cudaFree answer them
+    float* d_empty = d_in;
+    CHECK(cudaMallocAsync(&d_empty, 0, stream) == cudaSuccess);
+    CHECK(d_empty == nullptr);
+    CHECK(cudaFreeAsync(nullptr, stream) == cudaSuccess);
+
+    // freed on its stream, then read by a kernel: the report names the allocation and says it was freed
+    REQUIRE(cudaMemsetAsync(d_in, 0, n * sizeof(float), stream) == cudaSuccess);
+    REQUIRE(cudaFreeAsync(d_in, stream) == cudaSuccess);
+    CHECK(cudaFreeAsync(d_in, stream) == cudaErrorInvalidValue);  // twice
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+    cudaemu::clear_launches();
+    CHECK(copy_floats(d_in, d_out, n) == cudaSuccess);
+    const cudaemu::LaunchReport& r = only_launch();
+    CHECK(r.error == cudaErrorIllegalAddress);
+    INFO(all_messages(r));
+    const std::vector<cudaemu::Diagnostic> freed = diagnostics_of_kind(r, "out-of-bounds");
+    REQUIRE(freed.size() >= 1);
+    CHECK(contains(freed[0].message, "'d_in'"));
+    CHECK(contains(freed[0].message, "freed"));
+    CHECK(contains(freed[0].message, "test_emulator_runtime_api.cpp:" + std::to_string(made_at)));
+
+    // the error is sticky for stream-ordered allocation too
+    CHECK(cudaStreamSynchronize(stream) == cudaErrorIllegalAddress);
+    float* d_after = nullptr;
+    CHECK(cudaMallocAsync(&d_after, 64, stream) == cudaErrorIllegalAddress);
+    CHECK(cudaFreeAsync(d_out, stream) == cudaErrorIllegalAddress);
+}
+
+TEST_CASE("the default memory pool: one pool, its attributes kept and read back, others' arguments refused") {
+    cudaMemPool_t pool = nullptr, current = nullptr;
+    REQUIRE(cudaDeviceGetDefaultMemPool(&pool, 0) == cudaSuccess);
+    CHECK(pool != nullptr);
+    CHECK(cudaDeviceGetMemPool(&current, 0) == cudaSuccess);
+    CHECK(current == pool);
+    CHECK(cudaDeviceGetDefaultMemPool(nullptr, 0) == cudaErrorInvalidValue);
+    CHECK(cudaDeviceGetDefaultMemPool(&current, 1) == cudaErrorInvalidDevice);
+
+    uint64_t saved = 0, threshold = 0;
+    REQUIRE(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &saved) == cudaSuccess);
+    uint64_t all = UINT64_MAX;  // keep everything: the usual setting before a loop of cudaMallocAsync
+    CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &all) == cudaSuccess);
+    CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold) == cudaSuccess);
+    CHECK(threshold == UINT64_MAX);
+    CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &saved) == cudaSuccess);
+
+    int reuse = -1;
+    CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolReuseAllowOpportunistic, &reuse) == cudaSuccess);
+    CHECK(reuse == 1);  // on by default, as in CUDA
+    CHECK(cudaMemPoolTrimTo(pool, 0) == cudaSuccess);
+
+    CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, nullptr) == cudaErrorInvalidValue);
+    CHECK(cudaMemPoolGetAttribute(pool, static_cast<cudaMemPoolAttr>(0x7), &threshold) == cudaErrorInvalidValue);
+    cudaMemPool_t not_a_pool = reinterpret_cast<cudaMemPool_t>(&threshold);
+    CHECK(cudaMemPoolSetAttribute(not_a_pool, cudaMemPoolAttrReleaseThreshold, &all) == cudaErrorInvalidValue);
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+    CHECK(cudaGetLastError() == cudaSuccess);
+}
+
 // ===============================================================================================================
 // Host memory calls; the device's clock
 // ===============================================================================================================
