@@ -8,9 +8,10 @@
 // K = 16 is the prologue alone (no prefetch), K = 17 and 33 end on the second and first stage, and K = 48, 97 and
 // 132 take 3, 7 and 9 phases.
 // Two shapes stand for what a fast kernel does at every size: a long K under a single tile of C (40×300·300×68,
-// 33×301·301×36), where a kernel may split K across blocks and add the partial sums in a workspace (split-K:
-// the reference does, when the emulator has at least 2 workers), and an odd K with N a multiple of 4
-// (130×37·37×260), where the loads of B can stay float4s while those of A cannot.
+// 33×301·301×36, and 33×302·302×37 with neither K nor N a multiple of 4), where a kernel may split K across
+// blocks and add the partial sums in a workspace (split-K: the reference does, when the emulator has at least 2
+// workers), and an odd K with N a multiple of 4 (130×37·37×260), where the rows of B start 16-byte aligned and
+// those of A do not.
 #include "lab_tests.h"
 
 // Every element of C stored once, by kernel code. A split-K kernel also stores partial sums to a workspace of its
@@ -35,11 +36,14 @@ TEST_CASE("seeded random data, A != B^T, and 1 to 4 double-buffer phases (K = 16
 }
 
 // K and N multiples of 4 take the float4 path (130x36 * 36x260, 20x12 * 12x8); the others the scalar path, also
-// when only one of them is (70x30 * 30x132, 70x132 * 132x30).
+// when only one of them is (70x30 * 30x132, 70x132 * 132x30). K and N of every remainder mod 4 over several
+// phases and two block columns (67x66 * 66x259, 130x35 * 35x62, 9x50 * 50x257): rows of A and B then start 0, 1,
+// 2 or 3 floats before a 16-byte boundary, which a kernel that loads their aligned part in float4s must follow.
 TEST_CASE("rectangular, M != N != K, on the float4 path and the scalar path") {
     expect_correct({random_problem(55, 43, 48, 2), random_problem(7, 61, 3, 3), random_problem(33, 1, 65, 4),
                     random_problem(130, 260, 36, 13), random_problem(20, 8, 12, 16), random_problem(70, 132, 30, 17),
-                    random_problem(70, 30, 132, 18)});
+                    random_problem(70, 30, 132, 18), random_problem(67, 259, 66, 34), random_problem(130, 62, 35, 35),
+                    random_problem(9, 257, 50, 36)});
 }
 
 TEST_CASE("a long K under one tile of C, and an odd K with N a multiple of 4") {
@@ -102,8 +106,11 @@ TEST_CASE("no race, divergent barrier, uninitialised shared read or out-of-bound
                   random_problem(130, 260, 36, 15), random_problem(70, 132, 30, 20)});
 }
 
-TEST_CASE("the same on a long K under one tile (40x300 * 300x68, 33x301 * 301x36) and an odd K (130x37 * 37x260)") {
-    expect_clean({random_problem(40, 68, 300, 27), random_problem(33, 36, 301, 28), random_problem(130, 260, 37, 29)});
+TEST_CASE(
+    "the same on a long K under one tile (40x300 * 300x68, 33x301 * 301x36, 33x302 * 302x37) and an odd K "
+    "(130x37 * 37x260)") {
+    expect_clean({random_problem(40, 68, 300, 27), random_problem(33, 36, 301, 28), random_problem(33, 37, 302, 37),
+                  random_problem(130, 260, 37, 29)});
 }
 }
 #endif
