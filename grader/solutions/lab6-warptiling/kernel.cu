@@ -19,9 +19,9 @@
 //   deterministic (no atomics). A and B are still read once per block column and row: each split reads only
 //   its range of K. The price is the workspace: splits·M·N floats written and read again.
 // - Edges: the loads of A can be float4s when K % 4 == 0 (then every row of A starts 16-byte aligned), those of
-//   B and the stores of C when N % 4 == 0. The wide tile decides for A on its own, so an odd K keeps the float4
-//   loads of B and stores of C; the split kernel takes float4s for all three or scalars for all three. Zero fill
-//   past the edges, guarded stores.
+//   B and the stores of C when N % 4 == 0. The launcher decides for A on its own, so an odd K keeps the float4
+//   loads of B and stores of C; an N that is not a multiple of 4 takes scalars for all three. Zero fill past the
+//   edges, guarded stores.
 //
 // The launcher (bottom) chooses the tile shape and the split from M, N, K and the multiprocessor count; its
 // comment gives the rule and the H100 measurements behind it (docs/results.md).
@@ -355,14 +355,15 @@ void launch_unsplit(const float* A, const float* B, float* C, int M, int N, int 
     CUDA_CHECK(cudaGetLastError());  // a bad launch configuration shows up here, not in the kernel
 }
 
-// Tile shape T with K cut into (up to) `splits` ranges of whole phases; one range writes C directly. VECTOR:
-// float4 accesses to A, B and C, else scalar ones to all three. (Each instantiation of these kernels costs the
-// emulator's compiler seconds, so the launcher uses four: float4 or scalar, split or not, are not all combined.)
+// Tile shape T with K cut into (up to) `splits` ranges of whole phases; one range writes C directly. VECTOR_A:
+// float4 loads of A (K % 4 == 0); VECTOR_B: float4 loads of B and float4 stores of C and the partials
+// (N % 4 == 0). (Each instantiation of these kernels costs the emulator's compiler about two seconds, so the
+// launcher uses five of the eight combinations of tile, split and paths; not an aligned A with an unaligned B.)
 // The partials' workspace is allocated in stream order (cudaMallocAsync) and given back after the kernel that adds
 // them: no call waits for the device, the pool hands the same memory to the next call, and nothing is kept from
 // call to call that a cudaDeviceReset() could take away (a buffer kept in a static would be freed by it, and the
 // next call would write to freed memory).
-template <class T, bool VECTOR>
+template <class T, bool VECTOR_A, bool VECTOR_B>
 void launch_split(const float* A, const float* B, float* C, int M, int N, int K, int splits) {
     const int phases = ceil_div(K, T::BK);
     const int tiles_per_split = ceil_div(phases, splits);
@@ -373,11 +374,11 @@ void launch_split(const float* A, const float* B, float* C, int M, int N, int K,
         CUDA_CHECK(cudaMallocAsync(&out, size_t(splits) * M * N * sizeof(float), 0));
     }
     dim3 grid(ceil_div(N, T::BN), ceil_div(M, T::BM), splits);  // z: the ranges of K
-    matmul_warptiled_kernel<T, VECTOR, VECTOR, true><<<grid, T::THREADS>>>(A, B, out, M, N, K, tiles_per_split);
+    matmul_warptiled_kernel<T, VECTOR_A, VECTOR_B, true><<<grid, T::THREADS>>>(A, B, out, M, N, K, tiles_per_split);
     CUDA_CHECK(cudaGetLastError());
     if (splits == 1) return;
     const int elements = M * N, threads = 256;
-    if (VECTOR) {
+    if (VECTOR_B) {  // M·N % 4 == 0
         splitk_sum_kernel<true><<<ceil_div(elements / 4, threads), threads>>>(out, C, elements, splits);
     } else {
         splitk_sum_kernel<false><<<ceil_div(elements, threads), threads>>>(out, C, elements, splits);
@@ -420,8 +421,10 @@ void matmul(const float* A, const float* B, float* C, int M, int N, int K) {
     const int tiles = ceil_div(M, Split::BM) * ceil_div(N, Split::BN);
     const int splits = split_count(tiles, sms * Split::MIN_BLOCKS, phases);
     if (vector_a && vector_b) {
-        launch_split<Split, true>(A, B, C, M, N, K, splits);
+        launch_split<Split, true, true>(A, B, C, M, N, K, splits);
+    } else if (vector_b) {
+        launch_split<Split, false, true>(A, B, C, M, N, K, splits);  // an odd K: B and C stay float4s
     } else {
-        launch_split<Split, false>(A, B, C, M, N, K, splits);
+        launch_split<Split, false, false>(A, B, C, M, N, K, splits);
     }
 }
