@@ -4,6 +4,8 @@
 // memory lives as a GPU with unified addressing says it, and the default memory pool's attributes (kept and read
 // back: cudaMallocAsync's memory is not pooled here, every cudaFreeAsync gives it back at once). Each checks its
 // arguments as CUDA does.
+#include <cstring>
+
 #include "api.h"
 #include "memory.h"
 
@@ -29,6 +31,21 @@ struct MemPool {
 };
 MemPool g_default_pool;
 cudaMemPool_t default_pool() { return reinterpret_cast<cudaMemPool_t>(&g_default_pool); }
+
+// Where the default pool keeps attribute `attr`, and its size (an int or a uint64_t); null for one it does not keep.
+void* pool_attribute(cudaMemPoolAttr attr, size_t* bytes) {
+    switch (attr) {
+        case cudaMemPoolReuseFollowEventDependencies:
+        case cudaMemPoolReuseAllowOpportunistic:
+        case cudaMemPoolReuseAllowInternalDependencies:
+            *bytes = sizeof(int);
+            return &g_default_pool.reuse[attr - cudaMemPoolReuseFollowEventDependencies];
+        case cudaMemPoolAttrReleaseThreshold:
+            *bytes = sizeof(uint64_t);
+            return &g_default_pool.release_threshold;
+    }
+    return nullptr;
+}
 
 bool valid_cache_config(cudaFuncCache c) { return c >= cudaFuncCachePreferNone && c <= cudaFuncCachePreferEqual; }
 }  // namespace
@@ -120,34 +137,20 @@ cudaError_t cudaDeviceGetMemPool(cudaMemPool_t* pool, int device) {
 
 cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void* value) {
     std::lock_guard<std::mutex> api(g_api_mutex);
-    if (pool != default_pool() || !value) return record(cudaErrorInvalidValue);
-    switch (attr) {
-        case cudaMemPoolReuseFollowEventDependencies:
-        case cudaMemPoolReuseAllowOpportunistic:
-        case cudaMemPoolReuseAllowInternalDependencies:
-            g_default_pool.reuse[attr - cudaMemPoolReuseFollowEventDependencies] = *static_cast<int*>(value);
-            return cudaSuccess;
-        case cudaMemPoolAttrReleaseThreshold:
-            g_default_pool.release_threshold = *static_cast<uint64_t*>(value);
-            return cudaSuccess;
-    }
-    return record(cudaErrorInvalidValue);
+    size_t bytes = 0;
+    void* kept = pool_attribute(attr, &bytes);
+    if (pool != default_pool() || !value || !kept) return record(cudaErrorInvalidValue);
+    std::memcpy(kept, value, bytes);
+    return cudaSuccess;
 }
 
 cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void* value) {
     std::lock_guard<std::mutex> api(g_api_mutex);
-    if (pool != default_pool() || !value) return record(cudaErrorInvalidValue);
-    switch (attr) {
-        case cudaMemPoolReuseFollowEventDependencies:
-        case cudaMemPoolReuseAllowOpportunistic:
-        case cudaMemPoolReuseAllowInternalDependencies:
-            *static_cast<int*>(value) = g_default_pool.reuse[attr - cudaMemPoolReuseFollowEventDependencies];
-            return cudaSuccess;
-        case cudaMemPoolAttrReleaseThreshold:
-            *static_cast<uint64_t*>(value) = g_default_pool.release_threshold;
-            return cudaSuccess;
-    }
-    return record(cudaErrorInvalidValue);
+    size_t bytes = 0;
+    const void* kept = pool_attribute(attr, &bytes);
+    if (pool != default_pool() || !value || !kept) return record(cudaErrorInvalidValue);
+    std::memcpy(value, kept, bytes);
+    return cudaSuccess;
 }
 
 cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t) {

@@ -137,6 +137,10 @@ std::map<std::string, std::string> parse_output(const std::string& out);
 // The `key: value` lines a program should print, in order
 std::string lines(const std::vector<std::pair<std::string, std::string>>& key_values);
 
+// CHECKs that `out` (from parse_output) has each key of `want` once, with its value; a failure names the key.
+void check_values(const std::map<std::string, std::string>& out,
+                  const std::vector<std::pair<std::string, std::string>>& want);
+
 // The number after `"key": ` in a CUDAEMU_STATS line, or -1 where the key is missing
 long long json_number(const std::string& line, const std::string& key);
 

@@ -228,6 +228,16 @@ std::string lines(const std::vector<std::pair<std::string, std::string>>& key_va
     return s;
 }
 
+void check_values(const std::map<std::string, std::string>& out,
+                  const std::vector<std::pair<std::string, std::string>>& want) {
+    for (const auto& key_value : want) {
+        const std::string key = key_value.first;
+        CAPTURE(key);
+        CHECK(out.count(key) == 1);
+        if (out.count(key)) CHECK(out.at(key) == key_value.second);
+    }
+}
+
 long long json_number(const std::string& line, const std::string& key) {
     const std::string pattern = "\"" + key + "\": ";
     const size_t at = line.find(pattern);

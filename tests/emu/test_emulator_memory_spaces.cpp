@@ -18,7 +18,7 @@ TEST_CASE("programs/dynamic_shared.cu: the 48 KiB default, the opt-in, static + 
     INFO("stdout:\n", r.out, "stderr:\n", r.err);
     REQUIRE(r.exit_code == 0);
     const std::map<std::string, std::string> out = parse_output(r.out);
-    const std::pair<const char*, const char*> want[] = {
+    const std::vector<std::pair<std::string, std::string>> want = {
         {"reverse_values", "pass"},
         {"carve_values", "pass"},
         {"big_max_dynamic_default", "49152"},
@@ -36,12 +36,7 @@ TEST_CASE("programs/dynamic_shared.cu: the 48 KiB default, the opt-in, static + 
         {"mixed_set_optin", "cudaErrorInvalidValue"},
         {"mixed_launch_optin_total", "cudaSuccess"},
     };
-    for (const auto& key_value : want) {
-        const std::string key = key_value.first;
-        CAPTURE(key);
-        CHECK(out.count(key) == 1);
-        if (out.count(key)) CHECK(out.at(key) == key_value.second);
-    }
+    check_values(out, want);
     REQUIRE(out.count("optin_bytes") == 1);
     const std::string words = std::to_string(std::stoi(out.at("optin_bytes")) / 4);  // every int of the buffer
     CHECK(out.at("big_words_checked") == words + " of " + words);
@@ -65,7 +60,7 @@ TEST_CASE("programs/constant_memory.cu: symbols work as on the H100, and constan
     INFO("stdout:\n", r.out, "stderr:\n", r.err);
     REQUIRE(r.exit_code == 0);
     const std::map<std::string, std::string> out = parse_output(r.out);
-    const std::pair<const char*, const char*> want[] = {
+    const std::vector<std::pair<std::string, std::string>> want = {
         {"initial_scale", "3"},
         {"initial_table", "0.5 1.5 2.5 3.5"},
         {"convolution_values", "pass"},
@@ -81,12 +76,7 @@ TEST_CASE("programs/constant_memory.cu: symbols work as on the H100, and constan
         {"to_symbol_device_to_host", "cudaErrorInvalidMemcpyDirection"},
         {"last_error_cleared", "cudaErrorInvalidMemcpyDirection"},
     };
-    for (const auto& key_value : want) {
-        const std::string key = key_value.first;
-        CAPTURE(key);
-        CHECK(out.count(key) == 1);
-        if (out.count(key)) CHECK(out.at(key) == key_value.second);
-    }
+    check_values(out, want);
     // convolution_kernel: per output, one mask[j] (constant) and one in[k] (global) load per tap inside the input,
     // one load of `scale` (constant), and an atomicAdd on `hits` (a global load and store)
     const int n = 1000, width = 5;
@@ -115,7 +105,7 @@ TEST_CASE("programs/mapped_host_memory.cu: kernels use mapped and registered hos
     INFO("stdout:\n", r.out, "stderr:\n", r.err);
     REQUIRE(r.exit_code == 0);
     const std::map<std::string, std::string> out = parse_output(r.out);
-    const std::pair<const char*, const char*> want[] = {
+    const std::vector<std::pair<std::string, std::string>> want = {
         {"can_map_host_memory", "1"},
         {"attribute_gpu_overlap_value", "1"},
         {"device_flags_schedule_blocking_sync", "1"},
@@ -128,12 +118,7 @@ TEST_CASE("programs/mapped_host_memory.cu: kernels use mapped and registered hos
         {"unregister_never_registered", "cudaErrorHostMemoryNotRegistered"},
         {"last_error_cleared", "cudaSuccess"},
     };
-    for (const auto& key_value : want) {
-        const std::string key = key_value.first;
-        CAPTURE(key);
-        CHECK(out.count(key) == 1);
-        if (out.count(key)) CHECK(out.at(key) == key_value.second);
-    }
+    check_values(out, want);
     // Accesses to mapped memory count as global traffic, named after the host variables; an atomic is a load and
     // a store.
     REQUIRE(r.stats.size() == 3);

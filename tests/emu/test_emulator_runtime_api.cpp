@@ -118,7 +118,7 @@ TEST_CASE("programs/streams.cu: streams run in issue order and give a correct pr
     INFO("stdout:\n", r.out, "stderr:\n", r.err);
     REQUIRE(r.exit_code == 0);
     const std::map<std::string, std::string> out = parse_output(r.out);
-    const std::pair<const char*, const char*> want[] = {
+    const std::vector<std::pair<std::string, std::string>> want = {
         {"stream_values", "pass"},
         {"default_stream_values", "pass"},
         {"managed_values", "pass"},
@@ -130,12 +130,7 @@ TEST_CASE("programs/streams.cu: streams run in issue order and give a correct pr
         {"occupancy_256_threads_100k_shared", "0"},  // more than the kernel's 48 KiB without the opt-in
         {"occupancy_1024_threads", "2"},
     };
-    for (const auto& key_value : want) {
-        const std::string key = key_value.first;
-        CAPTURE(key);
-        CHECK(out.count(key) == 1);
-        if (out.count(key)) CHECK(out.at(key) == key_value.second);
-    }
+    check_values(out, want);
     // the launch on a stream counts like any other; the managed allocation is named after its variable
     REQUIRE(r.stats.size() == 5);
     CHECK(json_number(r.stats[0], "global_load_bytes") == 4096 * 4);
@@ -149,7 +144,7 @@ TEST_CASE("programs/memcpy_errors.cu: reversed directions and copies past an all
     REQUIRE(r.exit_code == 0);
     const std::map<std::string, std::string> out = parse_output(r.out);
     // what the H100 printed
-    const std::pair<const char*, const char*> want[] = {
+    const std::vector<std::pair<std::string, std::string>> want = {
         {"host_to_device_reversed", "cudaErrorInvalidValue"},
         {"last_error_after_reversed", "cudaErrorInvalidValue"},
         {"last_error_again", "cudaSuccess"},
@@ -172,12 +167,7 @@ TEST_CASE("programs/memcpy_errors.cu: reversed directions and copies past an all
         {"managed_device_to_host_reversed", "cudaSuccess"},
         {"managed_from_pageable_device_to_device", "cudaErrorInvalidValue"},
     };
-    for (const auto& key_value : want) {
-        const std::string key = key_value.first;
-        CAPTURE(key);
-        CHECK(out.count(key) == 1);
-        if (out.count(key)) CHECK(out.at(key) == key_value.second);
-    }
+    check_values(out, want);
 }
 
 TEST_CASE("a launch on a destroyed stream is refused with cudaErrorInvalidResourceHandle") {
@@ -195,7 +185,7 @@ TEST_CASE("programs/malloc_async.cu: stream-ordered allocation and the default p
     INFO("stdout:\n", r.out, "stderr:\n", r.err);
     REQUIRE(r.exit_code == 0);
     const std::map<std::string, std::string> out = parse_output(r.out);
-    const std::pair<const char*, const char*> want[] = {
+    const std::vector<std::pair<std::string, std::string>> want = {
         {"memory_pools_supported", "1"},
         {"release_threshold_default", "0"},
         {"release_threshold_set", "67108864"},  // 64 MiB, kept though it changes nothing here
@@ -215,12 +205,7 @@ TEST_CASE("programs/malloc_async.cu: stream-ordered allocation and the default p
         {"last_error_after_host_pointer", "cudaErrorInvalidValue"},
         {"last_error_cleared", "cudaSuccess"},
     };
-    for (const auto& key_value : want) {
-        const std::string key = key_value.first;
-        CAPTURE(key);
-        CHECK(out.count(key) == 1);
-        if (out.count(key)) CHECK(out.at(key) == key_value.second);
-    }
+    check_values(out, want);
 }
 
 TEST_CASE("cudaMallocAsync names its allocation as cudaMalloc does, and cudaFreeAsync's memory is reported freed") {
@@ -371,7 +356,7 @@ TEST_CASE("programs/runtime_config.cu: settings read back, memory types, host wo
     INFO("stdout:\n", r.out, "stderr:\n", r.err);
     REQUIRE(r.exit_code == 0);
     const std::map<std::string, std::string> out = parse_output(r.out);
-    const std::pair<const char*, const char*> want[] = {
+    const std::vector<std::pair<std::string, std::string>> want = {
         {"cache_config_prefer_shared", "1"},
         {"stack_limit_4096", "1"},
         {"attributes_device", "cudaSuccess type 2 device_pointer_ok 1 host_pointer_ok 1"},
@@ -384,12 +369,7 @@ TEST_CASE("programs/runtime_config.cu: settings read back, memory types, host wo
         {"host_function_saw_kernel_output", "1"},
         {"callback_status", "cudaSuccess"},
     };
-    for (const auto& key_value : want) {
-        const std::string key = key_value.first;
-        CAPTURE(key);
-        CHECK(out.count(key) == 1);
-        if (out.count(key)) CHECK(out.at(key) == key_value.second);
-    }
+    check_values(out, want);
 }
 
 namespace {
