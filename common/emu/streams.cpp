@@ -30,6 +30,19 @@ bool valid_stream(cudaStream_t stream) {
     return stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread || g_streams.count(stream);
 }
 
+namespace {
+// A stream-ordered call: its work runs when the stream reaches it, which here is at the call. So it is its
+// synchronous twin's `work`, once the stream is known to be one (else cudaErrorInvalidResourceHandle).
+template <class Work>
+cudaError_t on_stream(cudaStream_t stream, Work work) {
+    {
+        std::lock_guard<std::mutex> api(g_api_mutex);
+        if (!valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
+    }
+    return work();
+}
+}  // namespace
+
 }  // namespace cudaemu
 
 using namespace cudaemu;
@@ -127,38 +140,22 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
 }
 
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t stream) {
-    {
-        std::lock_guard<std::mutex> api(g_api_mutex);
-        if (!valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
-    }
-    return cudaMemcpy(dst, src, bytes, kind);
+    return on_stream(stream, [&] { return cudaMemcpy(dst, src, bytes, kind); });
 }
 
 cudaError_t cudaMemsetAsync(void* ptr, int value, size_t bytes, cudaStream_t stream) {
-    {
-        std::lock_guard<std::mutex> api(g_api_mutex);
-        if (!valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
-    }
-    return cudaMemset(ptr, value, bytes);
+    return on_stream(stream, [&] { return cudaMemset(ptr, value, bytes); });
 }
 
-// Stream-ordered allocation: the allocation and the free happen when the stream reaches them, which here is at the
-// call. So they are cudaMalloc and cudaFree on a valid stream, with the same name, checks and use-after-free report.
+// Stream-ordered allocation: cudaMalloc and cudaFree on a valid stream, with the same name, checks and
+// use-after-free report.
 cudaError_t cudaMallocAsyncEmulated(void** ptr, size_t bytes, cudaStream_t stream, const char* name, const char* file,
                                     int line) {
-    {
-        std::lock_guard<std::mutex> api(g_api_mutex);
-        if (!valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
-    }
-    return cudaMallocEmulated(ptr, bytes, name, file, line);
+    return on_stream(stream, [&] { return cudaMallocEmulated(ptr, bytes, name, file, line); });
 }
 
 cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream) {
-    {
-        std::lock_guard<std::mutex> api(g_api_mutex);
-        if (!valid_stream(stream)) return record(cudaErrorInvalidResourceHandle);
-    }
-    return cudaFree(ptr);
+    return on_stream(stream, [&] { return cudaFree(ptr); });
 }
 
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
