@@ -2,7 +2,7 @@
 
 Each entry is two files in grader/catalogue/labN/:
 
-    NAME.patch  a unified diff from its base (a reference in grader/solutions/, a skeleton in labs/, or /dev/null for a
+    NAME.patch  a unified diff from its base (a reference in solutions/, a skeleton in labs/, or /dev/null for a
                 kernel written whole) to the kernel: its header comment and its bug
     NAME.ini    its expectations: the base, the lab, the verdict, what the grader must say (the format is in
                 grader/catalogue/README.md)
@@ -55,7 +55,7 @@ class CatalogueError(Exception):
 class Entry:
     name: str           # "lab3/missing_second_barrier"
     lab: labs.Lab
-    base: str           # "grader/solutions/lab3-boundary/kernel.cu", or /dev/null
+    base: str           # "solutions/lab3-boundary/kernel.cu", or /dev/null
     verdict: str        # wrong, slow or right
     description: str    # the header comment as one paragraph: `make pitfall` and the handout's pitfalls/<lab>/*.txt
     bug: str
@@ -173,8 +173,8 @@ def read_entry(name):
     if lab.short != name.split("/")[0]:
         raise problem("lab = %s, but the entry is in %s/", kernel["lab"], name.split("/")[0])
     base = kernel["base"].strip()
-    if base != NO_BASE and not re.fullmatch(r"(grader/solutions|labs)/lab\d+-[a-z0-9-]+/kernel\.cu", base):
-        raise problem("base = %s: a grader/solutions/<lab>/kernel.cu, a labs/<lab>/kernel.cu or %s", base, NO_BASE)
+    if base != NO_BASE and not re.fullmatch(r"(solutions|labs)/lab\d+-[a-z0-9-]+/kernel\.cu", base):
+        raise problem("base = %s: a solutions/<lab>/kernel.cu, a labs/<lab>/kernel.cu or %s", base, NO_BASE)
     verdict = kernel["verdict"].strip()
     if verdict not in VERDICTS:
         raise problem("verdict = %s: one of %s", verdict, ", ".join(VERDICTS))

@@ -63,6 +63,11 @@ class Lab:
         return os.path.join(self.path, "lab.h")
 
     @property
+    def lesson(self):
+        """The lab's lesson, docs/<folder>.md."""
+        return os.path.join(paths.DOCS, self.folder + ".md")
+
+    @property
     def solution(self):
         """The reference kernel, or None where the tree has none (the student handout)."""
         p = os.path.join(paths.SOLUTIONS, self.folder, "kernel.cu")
@@ -140,7 +145,7 @@ def readme_table(chosen=None):
     for lab in chosen or all_labs():
         tile = "%d×%d" % lab.block_tile if lab.block_tile else "–"
         sizes = "multiples of %d" % lab.size_multiple if lab.size_multiple > 1 else "any"
-        lesson = "labs/%s/lesson.md" % lab.folder
+        lesson = os.path.relpath(lab.lesson, paths.ROOT)
         lines.append("| %d | %s | %s | %s | [%s](%s) | `labs/%s/kernel.cu` |" % (lab.number, lab.idea, tile, sizes, lesson,
                                                                              lesson, lab.folder))
     return "\n".join(lines) + "\n"

@@ -5,7 +5,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, "build")
 COMMON = os.path.join(ROOT, "common")
 LABS_DIR = os.path.join(ROOT, "labs")
-SOLUTIONS = os.path.join(ROOT, "grader", "solutions")
+DOCS = os.path.join(ROOT, "docs")  # the lessons, one per lab (docs/lab3-boundary.md), and the course's other texts
+SOLUTIONS = os.path.join(ROOT, "solutions")
 EMUCC = os.path.join(ROOT, "common", "emu", "emucc")
 
 

@@ -52,6 +52,8 @@ def cmd_lab(args):
             if b == "emu" and demo_ok:
                 for line in request_table(stats, lab):
                     say(line)
+    if not ok:
+        say("== %s: the lesson is %s" % (lab, os.path.relpath(the_lab.lesson, ROOT)))
     return 0 if ok else 1
 
 

@@ -195,7 +195,7 @@ def extract(members, dest):
 
 def refuse_links(folder):
     """A folder submission must be the student's own files: any symbolic link (to a classmate's folder, to
-    grader/solutions/) or anything but plain files and folders refuses the whole submission, without following it."""
+    solutions/) or anything but plain files and folders refuses the whole submission, without following it."""
     if os.path.islink(folder):
         raise Rejected("unsafe-submission", "the submission is a symbolic link")
     count = 0

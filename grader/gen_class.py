@@ -83,7 +83,7 @@ def main(argv):
         student = os.path.join(args.out, "student%03d" % (i + 1))
         if kind == "correct":
             chosen = LABS if rng.random() < 0.5 else sorted(rng.sample(LABS, rng.randint(1, len(LABS))))
-            write_folder(student, {lab: os.path.join(ROOT, "grader", "solutions", lab, "kernel.cu") for lab in chosen})
+            write_folder(student, {lab: os.path.join(ROOT, "solutions", lab, "kernel.cu") for lab in chosen})
         elif kind == "wrong":
             lab, path = rng.choice(wrong + [(lab, os.path.join(ROOT, "labs", lab, "kernel.cu")) for lab in LABS])
             write_folder(student, {lab: path})
@@ -96,7 +96,7 @@ def main(argv):
                 os.makedirs(student)
             elif which == 1:
                 os.makedirs(student)
-                shutil.copy(os.path.join(ROOT, "grader", "solutions", LABS[0], "kernel.cu"), student)
+                shutil.copy(os.path.join(ROOT, "solutions", LABS[0], "kernel.cu"), student)
             elif which == 2:
                 with open(student + ".zip", "wb") as f:
                     f.write(b"PK\x03\x04 not a zip archive")

@@ -26,10 +26,10 @@ import zipfile
 from course import labs, pitfalls, toolchain
 from course.paths import ROOT
 
-# The instructor-only trees, left out of the handout whole: grader/ (class grading, the solutions, the catalogue of
-# known-wrong kernels, hidden tests, malicious submissions) and tests/ (the course's own tests), and CI. Everything
-# else the repository holds is what students get.
-INSTRUCTOR_ONLY = ("grader", "tests", ".ci")
+# The instructor-only trees, left out of the handout whole: solutions/ (the reference kernels), grader/ (class
+# grading, the catalogue of known-wrong kernels, hidden tests, malicious submissions), tests/ (the course's own
+# tests) and CI. Everything else the repository holds is what students get.
+INSTRUCTOR_ONLY = ("solutions", "grader", "tests", ".ci")
 # What the autograder adds to the handout: class grading and its hidden tests (no solutions, no catalogue)
 AUTOGRADER_EXTRA = ("grader/__init__.py", "grader/classgrade.py", "grader/hidden")
 
@@ -112,7 +112,7 @@ correctness
 11 tests: 0 passed, 11 failed
 ```
 
-Read [lesson 1](labs/lab1-naive/lesson.md), fill in the kernel, its launcher and the host code around them, and run
+Read [lesson 1](docs/lab1-naive.md), fill in the kernel, its launcher and the host code around them, and run
 `make lab1` again until every test passes. The second command lists every make target.
 """
 

@@ -44,8 +44,8 @@ def failing_suites(results):
 
 
 def check_reference(lab, work):
-    results, (s, m) = grade(lab, os.path.join(ROOT, "grader", "solutions", lab, "kernel.cu"), os.path.join(work, "ref"))
-    return Check(s == m and m > 0, "grader/solutions/%s scores full marks (%g/%g)" % (lab, s, m),
+    results, (s, m) = grade(lab, os.path.join(ROOT, "solutions", lab, "kernel.cu"), os.path.join(work, "ref"))
+    return Check(s == m and m > 0, "solutions/%s scores full marks (%g/%g)" % (lab, s, m),
                  "\n".join(r.output for r in results if not r.passed))
 
 
@@ -131,7 +131,7 @@ def nvcc_kernels(found):
     kernels = sorted((os.path.join("labs", os.path.relpath(k, pristine)), k, os.path.basename(os.path.dirname(k)))
                      for k in glob.glob(os.path.join(pristine, "*", "*.cu")))
     kernels += sorted((os.path.relpath(k, ROOT), k, os.path.basename(os.path.dirname(k)))
-                      for k in glob.glob(os.path.join(ROOT, "grader", "solutions", "*", "*.cu")))
+                      for k in glob.glob(os.path.join(ROOT, "solutions", "*", "*.cu")))
     kernels += [(e.shown, e, e.lab.folder) for e in found]
     return kernels
 

@@ -106,7 +106,7 @@ def test_the_diff_is_diff_u_s():
 # ---------------------------------------------------------------------------------------------------------------
 GOOD_INI = """[kernel]
 lab = lab3
-base = grader/solutions/lab3-boundary/kernel.cu
+base = solutions/lab3-boundary/kernel.cu
 verdict = wrong
 description = the second barrier is missing.
 bug = no second `__syncthreads()`
@@ -130,8 +130,8 @@ def folder(tmp_path, monkeypatch):
 
 def write_entry(folder, name, ini=GOOD_INI, header="// Grader catalogue, lab 3, known WRONG: a test.\n"):
     (folder / (name + ".ini")).write_text(ini)
-    base = open(os.path.join(catalogue.paths.ROOT, "grader", "solutions", "lab3-boundary", "kernel.cu")).read()
-    patch = unified_diff(base, header + base, "grader/solutions/lab3-boundary/kernel.cu", "x")
+    base = open(os.path.join(catalogue.paths.ROOT, "solutions", "lab3-boundary", "kernel.cu")).read()
+    patch = unified_diff(base, header + base, "solutions/lab3-boundary/kernel.cu", "x")
     (folder / (name + ".patch")).write_text(patch)
     return header + base
 
@@ -184,7 +184,7 @@ def test_the_error_names_the_kernel_whose_patch_does_not_apply(folder):
     (("verdict = wrong", "verdict = right"), "a right kernel fails nothing"),
     (("fails = correctness, traffic, memory safety", "fails = speed"), "fails = speed: each one of"),
     (("findings = race", "findings = racy"), "findings = racy: each one of the emulator's kinds"),
-    (("base = grader/solutions/lab3-boundary/kernel.cu", "base = ../etc/passwd"), "base = ../etc/passwd"),
+    (("base = solutions/lab3-boundary/kernel.cu", "base = ../etc/passwd"), "base = ../etc/passwd"),
     (("must get = race", "must get ="), "[expect] needs must get"),
     (("bug = no second `__syncthreads()`\n", ""), "[kernel] needs bug"),
     (("must get = race", "must get = race\nmust also = x"), "[expect] has no key must also"),
@@ -211,7 +211,7 @@ def test_the_readme_keeps_what_lies_outside_its_marks(folder):
     text = "# intro\n\n%s\nold tables\n%s\n\n## notes\n" % (catalogue.BEGIN, catalogue.END)
     new = catalogue.readme(text, catalogue.entries())
     assert new.startswith("# intro\n\n" + catalogue.BEGIN) and new.endswith(catalogue.END + "\n\n## notes\n")
-    assert "old tables" not in new and "| `demo.cu` | wrong | `grader/solutions/lab3-boundary` |" in new
+    assert "old tables" not in new and "| `demo.cu` | wrong | `solutions/lab3-boundary` |" in new
     with pytest.raises(CatalogueError, match="between one line"):
         catalogue.readme("# no marks\n", [])
 

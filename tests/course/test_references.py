@@ -11,7 +11,7 @@ from course import toolchain
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.path.join(ROOT, "build", "tests", "references")
-LAB6 = os.path.join(ROOT, "grader", "solutions", "lab6-warptiling", "kernel.cu")
+LAB6 = os.path.join(ROOT, "solutions", "lab6-warptiling", "kernel.cu")
 DRIVER = os.path.join(ROOT, "tests", "course", "programs", "split_k_across_reset.cu")
 
 PER_CALL = """    float* out = C;

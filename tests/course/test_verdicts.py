@@ -16,7 +16,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 LAB = "lab3-boundary"
 ENTRY = catalogue.find("lab3/missing_second_barrier")  # no barrier after the dot product: a race
 WRONG = ENTRY.shown  # the name diagnostics give it
-REFERENCE = "grader/solutions/lab3-boundary/kernel.cu"
+REFERENCE = "solutions/lab3-boundary/kernel.cu"
 MEMORY_SAFETY = "no race, divergent barrier, uninitialised shared read or out-of-bounds access"
 CORRECTNESS = "width=34 with A = 1, B = 2: every value is 68.0"
 

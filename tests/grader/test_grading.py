@@ -5,7 +5,7 @@
   are there, with sizes a lab allows, and hidden from students; nothing the sandbox wrote is taken as a result;
   re-running grades only what changed; bad input gets a one-line error.
 - The sandbox on its own holds each of its limits.
-- `make handout` builds a release without the instructor-only trees (grader/, with the solutions, and tests/), and
+- `make handout` builds a release without the instructor-only trees (solutions/, grader/ and tests/), and
   `make labN` works there on its own: every skeleton fails its tests (the lessons' commands: test_handout_commands.py).
 - `make gradescope` builds an autograder whose run_autograder grades a fake /autograder tree.
 The tests of the batch run in this file's order: those that grade it again (a second run, Ctrl-C) come after those
@@ -72,7 +72,7 @@ def lab_of(short):
 def make_class(folder):
     """Writes a class into folder; returns {student: (status, {lab: score or None}, reason text)}."""
     expect = {}
-    solutions = os.path.join(ROOT, "grader", "solutions")
+    solutions = os.path.join(ROOT, "solutions")
     # every lab's reference solution: hidden tests must pass for all of them, lab 2 with multiples of its tile
     shutil.copytree(solutions, os.path.join(folder, "all_correct"), ignore=shutil.ignore_patterns("*.md"))
     expect["all_correct"] = ("graded", {lab: 100 for lab in LABS}, "")
@@ -138,7 +138,7 @@ def make_class(folder):
             z.write(header.tobuf(format=tarfile.GNU_FORMAT))
             z.write(long_name + b"\0" * (-len(long_name) % 512))
     expect["longname"] = ("unsafe-archive", {}, "extended header")
-    # links are somebody else's work: to a classmate, to grader/solutions/, or the whole entry
+    # links are somebody else's work: to a classmate, to solutions/, or the whole entry
     os.makedirs(os.path.join(folder, "borrower"))
     os.symlink(os.path.join("..", "all_correct", LABS[0]), os.path.join(folder, "borrower", LABS[0]))
     expect["borrower"] = ("unsafe-submission", {}, "is a symbolic link")
@@ -500,7 +500,7 @@ def test_sandbox_forking_300_processes_meets_the_process_limit(box):
 
 def test_sandbox_hides_the_hidden_tests_and_solutions(box):
     out = box().run(["cat", os.path.join(ROOT, "grader", "hidden", "hidden_check.cpp"),
-                     os.path.join(ROOT, "grader", "solutions", LABS[0], "kernel.cu")])
+                     os.path.join(ROOT, "solutions", LABS[0], "kernel.cu")])
     assert out.returncode != 0 and "#include" not in out.stdout, \
         "sandbox: the hidden tests and solutions are not there to read\n" + out.stdout[:300]
 
@@ -579,7 +579,7 @@ def test_setpriv_mode_runs_an_unprivileged_user_in_its_own_folder(setpriv_tmp, m
 def test_grade_one_with_setpriv_grades_a_submission(setpriv_tmp):
     submission = os.path.join(setpriv_tmp, "setpriv-submission")
     os.makedirs(os.path.join(submission, LABS[0]))
-    shutil.copy(os.path.join(ROOT, "grader", "solutions", LABS[0], "kernel.cu"), os.path.join(submission, LABS[0]))
+    shutil.copy(os.path.join(ROOT, "solutions", LABS[0], "kernel.cu"), os.path.join(submission, LABS[0]))
     os.makedirs(os.path.join(submission, "lab3-boundary"))
     shutil.copy(os.path.join(MALICIOUS, "lab3", "printed_report.cu"),
                 os.path.join(submission, "lab3-boundary", "kernel.cu"))
@@ -602,8 +602,8 @@ def test_grade_one_with_setpriv_grades_a_submission(setpriv_tmp):
 # The GPU build's host object is checked too: nvcc's own constructor passes, a student's does not
 # ---------------------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("source, lab, reason", [
-    ("grader/solutions/%s/kernel.cu" % LABS[0], LABS[0], ""),
-    ("grader/solutions/lab3-boundary/kernel.cu", "lab3-boundary", ""),
+    ("solutions/%s/kernel.cu" % LABS[0], LABS[0], ""),
+    ("solutions/lab3-boundary/kernel.cu", "lab3-boundary", ""),
     ("grader/malicious/lab1/destructor.cu", LABS[0], "static constructor or destructor"),
     ("grader/malicious/lab3/constructor_forges_report.cu", "lab3-boundary", "static constructor")])
 def test_nvccs_host_object_is_confined(tmp, source, lab, reason):
@@ -651,7 +651,7 @@ def test_make_grade_all_without_submissions_says_what_is_missing():
 # ---------------------------------------------------------------------------------------------------------------
 # The handout (built and unpacked once: conftest.py) and the Gradescope autograder
 # ---------------------------------------------------------------------------------------------------------------
-INSTRUCTOR_ONLY = ["grader", "tests"]  # the instructor-only trees: the handout leaves them out whole
+INSTRUCTOR_ONLY = ["solutions", "grader", "tests", ".ci"]  # the instructor-only trees: the handout leaves them out
 
 
 def test_make_handout_builds_the_student_release(handout_build):
@@ -664,6 +664,21 @@ def test_the_handout_has_no_instructor_files(handout):
     leaked = [p for p in INSTRUCTOR_ONLY if os.path.exists(os.path.join(handout, p))]
     assert not leaked and os.path.isfile(os.path.join(handout, "course", "confine_allowlist.txt")), \
         "the handout has no solutions, hidden tests, catalogues or instructor tools\n%s" % leaked
+
+
+def test_the_handout_holds_no_reference_solution_under_any_name(handout):
+    references = {}
+    for lab in LABS:
+        with open(os.path.join(ROOT, "solutions", lab, "kernel.cu"), "rb") as f:
+            references[f.read()] = lab
+    found = []
+    for d, _, files in os.walk(handout):
+        for name in files:
+            with open(os.path.join(d, name), "rb") as f:
+                if f.read() in references:
+                    found.append(os.path.relpath(os.path.join(d, name), handout))
+    assert len(references) == len(LABS) and not found, \
+        "the handout holds no copy of a reference solution\n%s" % found
 
 
 def test_the_handouts_pitfalls_are_objects_and_descriptions(handout):
@@ -769,7 +784,7 @@ def test_make_gradescope_builds_autograder_zip(gradescope_build):
 def test_autograder_zip_has_its_scripts_and_no_solutions(autograder):
     _, source, names = autograder
     assert "setup.sh" in names and "run_autograder" in names and \
-        not any(n.startswith("grader/solutions/") for n in names) and \
+        not any(n.startswith("solutions/") for n in names) and \
         "tools/install-deps" in open(os.path.join(source, "setup.sh")).read(), \
         "autograder.zip has setup.sh (through tools/install-deps) and run_autograder, and no solutions"
 
@@ -784,7 +799,7 @@ def test_run_autograder_grades_a_fake_autograder_tree(autograder):
     root, source, _ = autograder
     submission = os.path.join(root, "submission")
     os.makedirs(os.path.join(submission, LABS[0]))
-    shutil.copy(os.path.join(ROOT, "grader", "solutions", LABS[0], "kernel.cu"), os.path.join(submission, LABS[0]))
+    shutil.copy(os.path.join(ROOT, "solutions", LABS[0], "kernel.cu"), os.path.join(submission, LABS[0]))
     os.makedirs(os.path.join(submission, LABS[-1]))
     shutil.copy(toolchain.skeleton(LABS[-1]), os.path.join(submission, LABS[-1]))
     env = dict(os.environ, AUTOGRADER_ROOT=root, **LIMITS)

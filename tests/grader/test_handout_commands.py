@@ -24,7 +24,7 @@ RUN_TARGETS = {"pitfall", "traffic", "trace", "answers"}
 def lesson_commands(course):
     """[(lesson file, command)] for every `make ...` in the lessons' inline code and code blocks."""
     found = []
-    for path in sorted(glob.glob(os.path.join(course, "labs", "lab*-*", "lesson.md"))):
+    for path in sorted(glob.glob(os.path.join(course, "docs", "lab*-*.md"))):
         with open(path, encoding="utf-8") as f:
             text = f.read()
         blocks = re.findall(r"(?ms)^```[^\n]*\n(.*?)^```", text)

@@ -78,7 +78,7 @@ def test_a_zip_with_a_link_is_refused(tmp_path):
     with zipfile.ZipFile(path, "w") as z:
         info = zipfile.ZipInfo("%s/kernel.cu" % LAB)
         info.external_attr = (0o120777 << 16)  # a symbolic link
-        z.writestr(info, "../../../grader/solutions/%s/kernel.cu" % LAB)
+        z.writestr(info, "../../../solutions/%s/kernel.cu" % LAB)
     with pytest.raises(Rejected, match="not a plain file"):
         classgrade.unpack(str(path), str(tmp_path / "out"))
 

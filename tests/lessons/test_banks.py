@@ -17,7 +17,7 @@ from tools.lessons import banks
 from tools.lessons import calculator as calc
 from tools.lessons import emulator
 
-SOLUTIONS = {lab: os.path.join(ROOT, "grader", "solutions", emulator.lab_folder(lab), "kernel.cu") for lab in (5, 6)}
+SOLUTIONS = {lab: os.path.join(ROOT, "solutions", emulator.lab_folder(lab), "kernel.cu") for lab in (5, 6)}
 WORKERS = 2  # the emulator's multiprocessors: the lab 6 reference sizes its split of K by them
 TUNED = {"BN": 256, "WM": 128, "WNITER": 4}  # lesson 6's tuned 128×256 tile, with 128×32 warp tiles
 

@@ -16,7 +16,7 @@ from support import ROOT, assert_usage_error, build_all, lab6_shape_defines, run
 from tools.lessons import calculator as calc
 from tools.lessons import emulator
 
-SOLUTIONS = {lab: os.path.join(ROOT, "grader", "solutions", emulator.lab_folder(lab), "kernel.cu") for lab in (3, 4, 5, 6)}
+SOLUTIONS = {lab: os.path.join(ROOT, "solutions", emulator.lab_folder(lab), "kernel.cu") for lab in (3, 4, 5, 6)}
 TILE_SHAPE_ARGS = ["BM", "BN", "BK", "WM", "WN", "WMITER", "WNITER", "TM", "TN", "MIN_BLOCKS"]
 WORKERS = 2  # the emulator's multiprocessors in these tests
 

@@ -9,7 +9,7 @@ from support import ROOT, assert_usage_error, catalogue_kernel, lesson
 
 from tools.lessons import calculator as calc
 
-SOLUTION = os.path.join(ROOT, "grader", "solutions", "lab1-naive", "kernel.cu")
+SOLUTION = os.path.join(ROOT, "solutions", "lab1-naive", "kernel.cu")
 ROW_FROM_X = catalogue_kernel("lab1/row_from_x")
 BANKS_SHAPE = (200, 100, 150)  # M, K, N of lessons 5 and 6's figures
 
@@ -80,7 +80,7 @@ class Coalescing(unittest.TestCase):
         self.assertIn("made no load or store of global memory", proc.stderr)
 
     def test_lab5_loads_from_bs_meet_four_to_a_bank(self):
-        kernel = os.path.join(ROOT, "grader", "solutions", "lab5-register-tiling", "kernel.cu")
+        kernel = os.path.join(ROOT, "solutions", "lab5-register-tiling", "kernel.cu")
         M, K, N = BANKS_SHAPE
         proc = lesson("coalescing", "LAB=5", "KERNEL=" + kernel, "M=%d" % M, "K=%d" % K, "N=%d" % N)
         self.assertEqual(proc.returncode, 0, proc.stderr)
@@ -107,7 +107,7 @@ class Coalescing(unittest.TestCase):
 
     def test_lab6_has_no_bank_conflicts(self):
         M, K, N = BANKS_SHAPE
-        proc = lesson("coalescing", "LAB=6", "KERNEL=" + os.path.join(ROOT, "grader", "solutions", "lab6-warptiling",
+        proc = lesson("coalescing", "LAB=6", "KERNEL=" + os.path.join(ROOT, "solutions", "lab6-warptiling",
                                                                       "kernel.cu"), "M=%d" % M, "K=%d" % K, "N=%d" % N)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         lines = shared_lines(proc.stdout)

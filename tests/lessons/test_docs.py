@@ -1,7 +1,7 @@
 """The lessons and the tools never disagree: every marked number is recomputed, every exercise is well formed and
 has its line in the lab's answers.txt, and every heatmap in labs/<lab>/img is what `make heatmap` draws today.
 
-Lessons added later (labs/labN-topic/lesson.md) are covered as soon as they carry marks; see tools/lessons/lesson_marks.py.
+Lessons added later (docs/labN-topic.md) are covered as soon as they carry marks; see tools/lessons/lesson_marks.py.
 """
 import filecmp
 import glob
@@ -35,7 +35,7 @@ class MarkedNumbers(unittest.TestCase):
                 "It reads 64,705 bytes, at 3.5 FLOP/B.\n"
                 "<!-- check M=55 K=48 N=43 TILE=16: tiled_read_bytes=64,705 tiled_intensity=3.5 "
                 "naive_read_bytes=908,160 -->\n")
-        checks = read_marks(os.path.join(ROOT, "labs", "lab9-example", "lesson.md"), text)[0]
+        checks = read_marks(os.path.join(ROOT, "docs", "lab9-example.md"), text)[0]
         self.assertEqual(wrong_numbers(checks[0]), [])
         problems = wrong_numbers(checks[1])
         self.assertEqual(len(problems), 2, problems)
@@ -48,10 +48,10 @@ class MarkedNumbers(unittest.TestCase):
                 "<!-- check M=55 K=48 N=43 LAB=4: read_bytes=18,816 shared_loads_per_step=9 fmas_per_step=8 -->\n"
                 "<!-- check M=1 K=1 N=1 LAB=6: shared_bytes_per_block=32,768 -->\n"
                 "<!-- check M=1 K=1 N=1 LAB=6 BN=256 WM=128 WNITER=4: shared_bytes_per_block=49,152 -->\n")
-        checks = read_marks(os.path.join(ROOT, "labs", "lab9-example", "lesson.md"), text)[0]
+        checks = read_marks(os.path.join(ROOT, "docs", "lab9-example.md"), text)[0]
         self.assertEqual([p for c in checks for p in wrong_numbers(c)], [])
         self.assertEqual(checks[2].shape.stated_sizes(), ["1×1", "1×1", "128×256"])
-        wrong = read_marks(os.path.join(ROOT, "labs", "lab9-example", "lesson.md"),
+        wrong = read_marks(os.path.join(ROOT, "docs", "lab9-example.md"),
                            "It reads 18,817 bytes.\n<!-- check M=55 K=48 N=43 LAB=4: read_bytes=18,817 -->\n")[0]
         problems = wrong_numbers(wrong[0])
         self.assertEqual(len(problems), 1, problems)
@@ -70,7 +70,7 @@ class MarkedNumbers(unittest.TestCase):
                      "<!-- check M=1 K=1 N=1 LAB=6 SMS=132: blocks=1 -->",  # SMS without PER_SM
                      "<!-- check M=1 K=1 N=1 LAB=4: shared_requests_Bs_load=1 -->"]:  # worked out for labs 5, 6
             with self.subTest(text=text), self.assertRaises(MarkError):
-                read_marks(os.path.join(ROOT, "labs", "lab9-example", "lesson.md"), text)
+                read_marks(os.path.join(ROOT, "docs", "lab9-example.md"), text)
 
 
 class Exercises(unittest.TestCase):
@@ -99,7 +99,7 @@ class Exercises(unittest.TestCase):
                     self.assertTrue(q.question.rstrip(".").endswith(("?", ")")) or "?" in q.question, q.question)
 
     def test_malformed_questions_are_errors(self):
-        where = os.path.join(ROOT, "labs", "lab9-example", "lesson.md")
+        where = os.path.join(ROOT, "docs", "lab9-example.md")
         good = encode_question({"choice": "B", "hint": "h", "why": "w"})
         self.assertEqual(len(read_questions(where, "1. <!-- question 9.1: %s --> Which? (A) x (B) y" % good)), 1)
         for text in ["1. <!-- question 9.1: not-base64! --> Which? (A) x (B) y",
@@ -125,19 +125,19 @@ class Exercises(unittest.TestCase):
 
 
 class Figures(unittest.TestCase):
-    """A figure labs/<lab>/img/labN-NAME.svg is `make heatmap LAB=N KERNEL=grader/solutions/<lab>/kernel.cu`'s NAME.svg."""
+    """A figure docs/img/labN-NAME.svg is `make heatmap LAB=N KERNEL=solutions/<lab>/kernel.cu`'s NAME.svg."""
 
     def test_every_figure_exists_and_is_what_make_heatmap_draws(self):
         shown = {os.path.join(os.path.dirname(path), m) for path in lesson_files()
                  for m in FIGURE.findall(emulator.read_text(path))}
-        figures = sorted(glob.glob(os.path.join(ROOT, "labs", "lab*-*", "img", "lab*-*.svg")))
+        figures = sorted(glob.glob(os.path.join(ROOT, "docs", "img", "lab*-*.svg")))
         self.assertEqual(set(figures), shown)
         for figure in figures:
             number, name = re.match(r"lab(\d+)-(.+\.svg)$", os.path.basename(figure)).groups()
             lab = emulator.lab_folder(number)
             with self.subTest(figure=os.path.basename(figure)):
                 proc = run(["make", "-s", "heatmap", "LAB=" + number,
-                            "KERNEL=" + os.path.join("grader", "solutions", lab, "kernel.cu")])
+                            "KERNEL=" + os.path.join("solutions", lab, "kernel.cu")])
                 self.assertEqual(proc.returncode, 0, proc.stderr)
                 drawn = os.path.join(ROOT, "build", "heatmap", lab, name)
                 self.assertTrue(filecmp.cmp(figure, drawn, shallow=False),

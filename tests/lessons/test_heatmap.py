@@ -41,8 +41,8 @@ class HeatmapPictures(unittest.TestCase):
             raise RuntimeError("chromium is missing; tools/install-deps all installs it (Debian package chromium)")
         cls.tmp = tempfile.mkdtemp()
         cls.images = {}
-        for lab, kernel in [("lab3-boundary", "grader/solutions/lab3-boundary/kernel.cu"),
-                            ("lab1-naive", "grader/solutions/lab1-naive/kernel.cu")]:
+        for lab, kernel in [("lab3-boundary", "solutions/lab3-boundary/kernel.cu"),
+                            ("lab1-naive", "solutions/lab1-naive/kernel.cu")]:
             proc = run(["make", "-s", "heatmap", "LAB=" + lab[3], "KERNEL=" + kernel, "M=%d" % M, "K=%d" % K,
                         "N=%d" % N])
             if proc.returncode != 0:
@@ -115,7 +115,7 @@ class HeatmapPictures(unittest.TestCase):
         self.assertLessEqual(max(M, K, N), heatmap.MAX_SIZE)
         self.assertGreaterEqual(calc.ceil_div(M, c["BM"]) * calc.ceil_div(N, c["BN"]), 4)
         self.assertTrue(M % c["BM"] and N % c["BN"] and K % c["BK"], (M, K, N))
-        proc = run(["make", "-s", "heatmap", "LAB=4", "KERNEL=grader/solutions/lab4-coarsening/kernel.cu"])
+        proc = run(["make", "-s", "heatmap", "LAB=4", "KERNEL=solutions/lab4-coarsening/kernel.cu"])
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn("on %d×%d·%d×%d: grid 2 × 2" % (M, K, K, N), proc.stdout)
         self.assertIn("every launched block wrote part of C", proc.stdout)

@@ -9,7 +9,7 @@ from tools.lessons import calculator as calc
 from tools.lessons import emulator
 
 LAB = "lab7-tensor-cores"
-REFERENCE = os.path.join(ROOT, "grader", "solutions", LAB, "kernel.cu")
+REFERENCE = os.path.join(ROOT, "solutions", LAB, "kernel.cu")
 SKELETON = os.path.join(emulator.toolchain.pristine_labs(), LAB, "kernel.cu")
 
 

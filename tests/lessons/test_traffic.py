@@ -7,8 +7,8 @@ from support import ROOT, assert_usage_error, build_all, catalogue_kernel, run
 from tools.lessons import calculator as calc
 from tools.lessons import emulator
 
-LAB3_SOLUTION = os.path.join(ROOT, "grader", "solutions", "lab3-boundary", "kernel.cu")
-LAB1_SOLUTION = os.path.join(ROOT, "grader", "solutions", "lab1-naive", "kernel.cu")
+LAB3_SOLUTION = os.path.join(ROOT, "solutions", "lab3-boundary", "kernel.cu")
+LAB1_SOLUTION = os.path.join(ROOT, "solutions", "lab1-naive", "kernel.cu")
 TILE32_VARIANT = catalogue_kernel("lab3/tile32")
 ROW_FROM_X = catalogue_kernel("lab1/row_from_x")
 NAIVE_BLOCK_WIDTH = 16  # the lab 1 solution's block edge

@@ -131,11 +131,11 @@ class ToolOutputParsing(unittest.TestCase):
         emu = {"grader/catalogue/lab3/a.cu 8x8x8": {"exit": 1, "launches": [dict(one, global_load_sectors=3)]},
                "grader/catalogue/lab3/b.cu 8x8x8": {"exit": 0, "launches": [one, one]},
                "grader/catalogue/lab5/c.cu 8x8x8": {"exit": 1, "launches": [one]},
-               "grader/solutions/lab3-boundary/kernel.cu 8x8x8": {"exit": 0, "launches": [one]}}
+               "solutions/lab3-boundary/kernel.cu 8x8x8": {"exit": 0, "launches": [one]}}
         gpu = {"grader/catalogue/lab3/a.cu 8x8x8": {"exit": 0, "launches": [one]},
                "grader/catalogue/lab3/b.cu 8x8x8": {"exit": 0, "launches": [one, one]},
                "grader/catalogue/lab5/c.cu 8x8x8": {"exit": 9, "launches": []},
-               "grader/solutions/lab3-boundary/kernel.cu 8x8x8": {"exit": 0, "launches": [one]}}
+               "solutions/lab3-boundary/kernel.cu 8x8x8": {"exit": 0, "launches": [one]}}
         rows = requests_ncu.summary(emu, gpu)[2:]
         self.assertEqual(rows, ["| lab3/a.cu | 8x8x8 | 1, 0 | 1, 1 | global_load_sectors 3 vs 4 | equal |",
                                 "| lab3/b.cu | 8x8x8 | 0, 0 | 2, 2 | equal | equal |",

@@ -25,7 +25,7 @@ def build(name, extra):
     cmd = [os.path.join(ROOT, "common", "emu", "emucc"), "-O2", "-I", os.path.join(ROOT, "common"), "-I", LAB,
            "-o", exe, os.path.join(HERE, "driver.cpp"), os.path.join(ROOT, "common", "harness.cpp"),
            os.path.join(ROOT, "common", "reference_gemm.cpp"),
-           os.path.join(ROOT, "grader", "solutions", "lab3-boundary", "kernel.cu")] + extra
+           os.path.join(ROOT, "solutions", "lab3-boundary", "kernel.cu")] + extra
     subprocess.run(cmd, check=True)
     return exe
 

@@ -102,7 +102,7 @@ def lanes(first_tid, threads):
 
 
 def lab5_accesses(c, float4):
-    """The lab 5 reference (grader/solutions/lab5-register-tiling/kernel.cu): a (BN/TN)×(BM/TM) block, tid = ty·(BN/TN) +
+    """The lab 5 reference (solutions/lab5-register-tiling/kernel.cu): a (BN/TN)×(BM/TM) block, tid = ty·(BN/TN) +
     tx, a warp 32 consecutive tids; one float4 of A and one of B per thread and phase, stored at As[a_tx + 0..3][a_ty]
     and Bs[b_ty][b_tx]; per step k, TM floats of As[k][ty·TM ..] and TN of Bs[k][tx·TN ..]."""
     BM, BN, BK, TM, TN = c["BM"], c["BN"], c["BK"], c["TM"], c["TN"]
@@ -145,7 +145,7 @@ def lab5_accesses(c, float4):
 
 
 def lab6_accesses(c, float4):
-    """The lab 6 reference (grader/solutions/lab6-warptiling/kernel.cu, its TileShape with lab.h's constants): warp w of
+    """The lab 6 reference (solutions/lab6-warptiling/kernel.cu, its TileShape with lab.h's constants): warp w of
     the block's 32·(BM/WM)·(BN/WN) threads computes warp tile (w / (BN/WN), w % (BN/WN)); lane l is at thread_row
     l / (WSUBN/TN), thread_col l % (WSUBN/TN) of each WSUBM×WSUBN sub-tile. Float4 number f = tid + i·THREADS of
     the A tile goes to As[f / BM · 4 + 0..3][f % BM], of the B tile to Bs[f / (BN/4)][f % (BN/4) · 4]. The inner

@@ -31,7 +31,7 @@ reason in its mark, base64-encoded JSON so that nobody reads them by accident wh
     (every group of keywords needs one of its words in the answer). `python3 -m tools.lessons.lesson_marks encode
     JSON` prints the mark's payload; `decode` reads one back.
 
-Any lesson labs/labN-topic/lesson.md can carry them; `make test` checks every mark in every lesson.
+Any lesson docs/labN-topic.md can carry them; `make test` checks every mark in every lesson.
 """
 import base64
 import json
@@ -87,7 +87,7 @@ def block_shape(M, K, N, lab, values):
 
 @dataclass
 class Check:
-    where: str      # "labs/lab3-boundary/lesson.md:120"
+    where: str      # "docs/lab3-boundary.md:120"
     shape: Shape
     claims: list    # [(quantity name, number as written)]
     above: str      # the paragraph, table or list the mark vouches for
@@ -103,17 +103,17 @@ class Exercise:
 
 
 def lesson_number(path):
-    """The lab number of a lesson: 3 for labs/lab3-boundary/lesson.md."""
-    return int(re.match(r"lab(\d+)-", os.path.basename(os.path.dirname(os.path.abspath(path)))).group(1))
+    """The lab number of a lesson: 3 for docs/lab3-boundary.md."""
+    return int(re.match(r"lab(\d+)-", os.path.basename(path)).group(1))
 
 
 def lesson_files():
-    """Every lab's lesson, labs/labN-topic/lesson.md, in the labs' order."""
-    return sorted(glob.glob(os.path.join(ROOT, "labs", "lab*-*", "lesson.md")), key=lesson_number)
+    """Every lab's lesson, docs/labN-topic.md, in the labs' order."""
+    return sorted(glob.glob(os.path.join(ROOT, "docs", "lab*-*.md")), key=lesson_number)
 
 
 def lesson_of_lab(lab):
-    """'lab3-boundary' or 'lab3' -> the path of labs/lab3-boundary/lesson.md, or None."""
+    """'lab3-boundary' or 'lab3' -> the path of docs/lab3-boundary.md, or None."""
     number = int(re.match(r"lab(\d+)", lab).group(1))
     found = [p for p in lesson_files() if lesson_number(p) == number]
     return found[0] if found else None

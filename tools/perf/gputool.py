@@ -76,7 +76,7 @@ def lab_folder(lab):
 
 
 def reference_kernel(lab):
-    path = os.path.join(ROOT, "grader", "solutions", lab, "kernel.cu")
+    path = os.path.join(ROOT, "solutions", lab, "kernel.cu")
     return path if os.path.isfile(path) else None
 
 

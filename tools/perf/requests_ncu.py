@@ -40,7 +40,7 @@ SHAPES = ["128x128x128", "100x75x130"]  # M x N x K: whole tiles of every lab, a
 
 def cases():
     out = [("requests.cu", os.path.join(ROOT, "tests", "emu", "programs", "requests.cu"), None, [])]
-    kernels = [(lab, "solutions/%s/kernel.cu" % lab, os.path.join(ROOT, "grader", "solutions", lab, "kernel.cu"))
+    kernels = [(lab, "solutions/%s/kernel.cu" % lab, os.path.join(ROOT, "solutions", lab, "kernel.cu"))
                for lab in labs.folders()]
     # the catalogue's kernels, materialised under build/catalogue and named as the grader names them
     kernels += [(e.lab.folder, e.shown, path) for e, path in catalogue.materialise_all().items()]

@@ -1,4 +1,4 @@
 // Malicious lab 1 kernel: includes the reference solution at compile time, through the lab folder on the include
-// path (labs/lab1-naive/../../grader/solutions/...). Outside the sandbox this scores full marks. Must get: zero, "does not
-// build": the sandbox has no grader/solutions/ to include.
-#include "../../grader/solutions/lab1-naive/kernel.cu"
+// path (labs/lab1-naive/../../solutions/...). Outside the sandbox this scores full marks. Must get: zero, "does not
+// build": the sandbox has no solutions/ to include.
+#include "../../solutions/lab1-naive/kernel.cu"

@@ -1,6 +1,6 @@
 // Malicious lab 1 kernel: reads the reference solution at run time (the tests run from the course's root). It
 // computes the right answer only when the read works, standing in for a kernel that uses what it stole. Must get:
-// zero, "never wrote it": the sandbox has no grader/solutions/ to read.
+// zero, "never wrote it": the sandbox has no solutions/ to read.
 #include <cstdio>
 
 #include "lab.h"
@@ -27,7 +27,7 @@ void launch_correct(const float* A, const float* B, float* C, int M, int N, int 
 }
 
 void matmul(const float* A, const float* B, float* C, int M, int N, int K) {
-    if (FILE* f = fopen("grader/solutions/lab1-naive/kernel.cu", "r")) {
+    if (FILE* f = fopen("solutions/lab1-naive/kernel.cu", "r")) {
         fclose(f);
         launch_correct(A, B, C, M, N, K);
     }

@@ -39,8 +39,8 @@
 // Not asserted, only slower: BM % 32 != 0 (the transposed stores of A then conflict).
 // A block tile smaller than lab.h's BM×BN is correct but reads more than lab 6's traffic test allows.
 //
-// Test:         make lab6 KERNEL=grader/solutions/lab6-warptiling/kernel.cu
-// Compile only: nvcc -arch=sm_90 -I common -I labs/lab6-warptiling -c grader/solutions/lab6-warptiling/kernel.cu
+// Test:         make lab6 KERNEL=solutions/lab6-warptiling/kernel.cu
+// Compile only: nvcc -arch=sm_90 -I common -I labs/lab6-warptiling -c solutions/lab6-warptiling/kernel.cu
 
 #include <cstddef>
 #include <cstdint>

@@ -3,8 +3,8 @@
 // Lab 2's kernel plus three changes: the phase count rounds up, so a partial last tile along K
 // is included; loads outside A or B put 0 in the tile; only threads inside C store.
 //
-// Test:         make lab3 KERNEL=grader/solutions/lab3-boundary/kernel.cu
-// Compile only: nvcc -arch=sm_90 -I common -I labs/lab3-boundary -c grader/solutions/lab3-boundary/kernel.cu
+// Test:         make lab3 KERNEL=solutions/lab3-boundary/kernel.cu
+// Compile only: nvcc -arch=sm_90 -I common -I labs/lab3-boundary -c solutions/lab3-boundary/kernel.cu
 
 #include "lab.h"
 

@@ -5,8 +5,8 @@
 // TM times, so the inner loop makes TM + 1 shared loads for TM multiply-adds instead of lab 3's 2 for 1.
 // Boundary handling is lab 3's: zero-filled loads, guarded stores.
 //
-// Test:         make lab4 KERNEL=grader/solutions/lab4-coarsening/kernel.cu
-// Compile only: nvcc -arch=sm_90 -I common -I labs/lab4-coarsening -c grader/solutions/lab4-coarsening/kernel.cu
+// Test:         make lab4 KERNEL=solutions/lab4-coarsening/kernel.cu
+// Compile only: nvcc -arch=sm_90 -I common -I labs/lab4-coarsening -c solutions/lab4-coarsening/kernel.cu
 
 #include "lab.h"
 

@@ -51,8 +51,8 @@
 // Tuning: -D LAB7_BM=... (all of LAB7_BM, BN, BK, WM, WN, STAGES, MIN_BLOCKS) makes every problem use that one tile
 // shape; -D LAB7_TRUNCATE leaves the inputs to the hardware's truncation instead of rounding them.
 //
-// Test:         make lab7 KERNEL=grader/solutions/lab7-tensor-cores/kernel.cu
-// Compile only: nvcc -arch=sm_90 -std=c++17 -I common -I labs/lab7-tensor-cores -c grader/solutions/lab7-tensor-cores/kernel.cu
+// Test:         make lab7 KERNEL=solutions/lab7-tensor-cores/kernel.cu
+// Compile only: nvcc -arch=sm_90 -std=c++17 -I common -I labs/lab7-tensor-cores -c solutions/lab7-tensor-cores/kernel.cu
 
 #include <cstdint>
 

@@ -3,8 +3,8 @@
 // Each thread reads a whole row of A and a whole column of B straight from global memory. matmul_from_host does
 // the whole round trip from host memory: allocate, copy in, launch, wait, copy out, free.
 //
-// Test:         make lab1 KERNEL=grader/solutions/lab1-naive/kernel.cu
-// Compile only: nvcc -arch=sm_90 -I common -I labs/lab1-naive -c grader/solutions/lab1-naive/kernel.cu
+// Test:         make lab1 KERNEL=solutions/lab1-naive/kernel.cu
+// Compile only: nvcc -arch=sm_90 -I common -I labs/lab1-naive -c solutions/lab1-naive/kernel.cu
 
 #include "lab.h"
 

@@ -9,8 +9,8 @@
 // N % 4 == 0). The launcher picks the float4 path when both hold, and a path of guarded scalar loads
 // otherwise; the two differ only in load_float4() and the store.
 //
-// Test:         make lab5 KERNEL=grader/solutions/lab5-register-tiling/kernel.cu
-// Compile only: nvcc -arch=sm_90 -I common -I labs/lab5-register-tiling -c grader/solutions/lab5-register-tiling/kernel.cu
+// Test:         make lab5 KERNEL=solutions/lab5-register-tiling/kernel.cu
+// Compile only: nvcc -arch=sm_90 -I common -I labs/lab5-register-tiling -c solutions/lab5-register-tiling/kernel.cu
 
 #include <cstdint>
 

@@ -5,8 +5,8 @@
 // the block loads a tile of A and a tile of B into shared memory, and every value loaded is then
 // used by TILE_WIDTH threads instead of being fetched from global memory by each of them.
 //
-// Test:         make lab2 KERNEL=grader/solutions/lab2-tiled/kernel.cu
-// Compile only: nvcc -arch=sm_90 -I common -I labs/lab2-tiled -c grader/solutions/lab2-tiled/kernel.cu
+// Test:         make lab2 KERNEL=solutions/lab2-tiled/kernel.cu
+// Compile only: nvcc -arch=sm_90 -I common -I labs/lab2-tiled -c solutions/lab2-tiled/kernel.cu
 
 #include "lab.h"
 
