@@ -1,4 +1,4 @@
-# mk/lessons.mk: the lessons' tools (python3 -m tools.lessons), included by the top-level Makefile.
+# tools/lessons/lessons.mk: the lessons' tools (python3 -m tools.lessons), included by the top-level Makefile.
 #
 #   make traffic M=55 K=48 N=43 TILE=16   grid, phases, bytes read and written, FLOPs, intensity (naive vs tiled)
 #        LAB=5 instead of TILE            the same for that lab's block tile and register tiles (labs 2-6)
@@ -13,11 +13,10 @@
 #        REVEAL=1                         the answers to the wrong ones now, not a hint first
 #   make tf32 K=1024 [TRIALS=100] [SEED=1]   TF32's errors on random dot products of length K: float inputs,
 #                                         inputs rounded to TF32 and truncated, against the tests' tolerance
-#   make test-lessons                     the tools' own tests (part of make test)
 
 LESSON := $(PYTHON) -m tools.lessons
 
-.PHONY: traffic trace heatmap coalescing answers tf32 test-lessons
+.PHONY: traffic trace heatmap coalescing answers tf32
 
 traffic:
 	@$(LESSON) traffic M=$(M) K=$(K) N=$(N) TILE=$(TILE) LAB=$(LAB) SPLIT=$(SPLIT) SMS=$(SMS) PER_SM=$(PER_SM)
@@ -36,8 +35,3 @@ answers:
 
 tf32:
 	@$(LESSON) tf32 K=$(K) TRIALS=$(TRIALS) SEED=$(SEED)
-
-TESTS += test-lessons
-
-test-lessons:
-	@$(PYTEST) -q tests/lessons

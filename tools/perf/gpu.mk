@@ -1,4 +1,4 @@
-# mk/gpu.mk: measuring kernels on a real GPU (python3 -m tools.perf.gputool). Each target says so in one line and exits
+# tools/perf/gpu.mk: measuring kernels on a real GPU (python3 -m tools.perf.gputool). Each target says so in one line and exits
 # non-zero when no GPU is usable.
 #
 #   make bench [LAB=N KERNEL=file | SUBMISSION=dir]   GFLOP/s of every lab's reference (and yours) next to cuBLAS
@@ -13,7 +13,7 @@ GPUTOOL := $(PYTHON) -m tools.perf.gputool
 lab_flag = $(if $(LAB),--lab $(LAB))
 kernel_flag = $(if $(KERNEL),--kernel $(KERNEL))
 
-.PHONY: bench profile sanitize sanitize-catalogue autotune test-perf
+.PHONY: bench profile sanitize sanitize-catalogue autotune
 
 bench:
 	@$(GPUTOOL) bench $(lab_flag) $(kernel_flag) $(if $(SUBMISSION),--submission $(SUBMISSION)) \
@@ -30,9 +30,3 @@ sanitize-catalogue:
 
 autotune:
 	@$(GPUTOOL) autotune $(if $(SIZE),--size $(SIZE)) $(if $(WIDE),--wide) $(if $(ONLY),--only $(ONLY))
-
-# CSV, tables, roofline maths and the SVG plots, on canned data (no GPU); the plots are rendered by headless Chromium.
-test-perf:
-	@$(PYTEST) -q tests/perf
-
-TESTS += test-perf
