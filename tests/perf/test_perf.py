@@ -210,32 +210,43 @@ class WithoutAGpu(unittest.TestCase):
                 code = e.code
         return code, out.getvalue()
 
-    def test_bench_and_sanitize_refuse_in_one_line(self):
-        for argv in (["bench"], ["sanitize", "--lab", "3"]):
-            code, out = self.run_tool(argv)
-            self.assertEqual(code, 1)
-            self.assertEqual(out.strip().splitlines(), ["make %s needs a GPU: nvidia-smi finds no GPU" % argv[0]])
+    def test_the_gpu_targets_refuse_in_one_line_before_any_work(self):
+        saved = gputool.emulator_traffic
+        gputool.emulator_traffic = lambda *args: self.fail("no work before the GPU is found")
+        try:
+            for argv in (["bench"], ["sanitize", "--lab", "3"], ["profile", "--lab", "3", "--size", "48"],
+                         ["sanitize-catalogue"], ["autotune"]):
+                code, out = self.run_tool(argv)
+                self.assertEqual(code, 1)
+                self.assertEqual(out.strip().splitlines(), ["make %s needs a GPU: nvidia-smi finds no GPU" % argv[0]])
+        finally:
+            gputool.emulator_traffic = saved
 
-    def test_profile_still_prints_the_emulators_count(self):
-        code, out = self.run_tool(["profile", "--lab", "3", "--size", "48"])
-        self.assertEqual(code, 1)
+
+class ProfileTraffic(unittest.TestCase):
+    """The profile's first rows: the lab's formula next to the emulator's exact count."""
+
+    def test_the_emulators_count_equals_the_formula(self):
+        rows = gputool.traffic_rows("lab3-boundary", os.path.join(ROOT, "solutions", "lab3-boundary", "kernel.cu"),
+                                    48, 48, 48, "n = 48")
         # 48³ with 16×16 tiles: 48·48·3 floats of A, as many of B, 48·48 stores; the emulator counts the same
         expected = "{:,}".format(4 * (2 * 48 * 48 * 3 + 48 * 48))
-        self.assertIn("| global bytes by the formula (M·K·⌈N/16⌉ + K·N·⌈M/16⌉)·4 + M·N·4 | %s |" % expected, out)
-        self.assertIn("| global bytes counted by the emulator (loads + stores) | %s |" % expected, out)
-        self.assertTrue(out.strip().endswith("make profile needs a GPU for the hardware counters: nvidia-smi finds no GPU"))
+        self.assertEqual(rows, [["global bytes by the formula (M·K·⌈N/16⌉ + K·N·⌈M/16⌉)·4 + M·N·4", expected],
+                                ["global bytes counted by the emulator (loads + stores)", expected]])
 
-    def test_profile_above_the_emulators_size_says_why_it_has_no_count(self):
+    def test_above_the_emulators_size_it_says_why_it_has_no_count(self):
         saved = gputool.emulator_traffic
         gputool.emulator_traffic = lambda *args: self.fail("the emulator must not be asked for n > %d"
                                                            % gputool.EMULATOR_MAX_SIZE)
+        out = io.StringIO()
+        n = 2 * gputool.EMULATOR_MAX_SIZE
         try:
-            code, out = self.run_tool(["profile", "--lab", "6", "--size", str(2 * gputool.EMULATOR_MAX_SIZE)])
+            with contextlib.redirect_stdout(out):
+                rows = gputool.traffic_rows("lab6-warptiling", "unused.cu", n, n, n, "n = %d" % n)
         finally:
             gputool.emulator_traffic = saved
-        self.assertEqual(code, 1)
-        self.assertIn("emulator count skipped: n = %d" % (2 * gputool.EMULATOR_MAX_SIZE), out)
-        self.assertIn("| global bytes counted by the emulator (loads + stores) | – |", out)
+        self.assertIn("emulator count skipped: n = %d" % n, out.getvalue())
+        self.assertEqual(rows[1], ["global bytes counted by the emulator (loads + stores)", "–"])
 
 
 class Plots(unittest.TestCase):

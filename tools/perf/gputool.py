@@ -232,7 +232,26 @@ def parse_shape(text):
     return tuple(int(p) for p in parts)
 
 
+def traffic_rows(lab, kernel, M, N, K, shape_text):
+    """The profile's first rows: the lab's traffic formula and the emulator's exact count (up to
+    EMULATOR_MAX_SIZE)."""
+    expected, formula = labs.find(lab).traffic_bytes(M, N, K)
+    if max(M, N, K) <= EMULATOR_MAX_SIZE:
+        counts = emulator_traffic(lab, kernel, M, N, K)
+    else:
+        counts = None
+        say("  (emulator count skipped: %s is more than the %d³ the CPU emulator counts in reasonable time)"
+            % (shape_text, EMULATOR_MAX_SIZE))
+    return [["global bytes by the formula %s" % formula, perfdata.thousands(expected)],
+            ["global bytes counted by the emulator (loads + stores)",
+             perfdata.thousands(counts["bytes_read"] + counts["bytes_written"]) if counts else "–"]]
+
+
 def cmd_profile(args):
+    need_gpu("profile")  # before any work: the emulator's count alone is make traffic's and make coalescing's job
+    if not shutil.which("ncu"):
+        say("make profile needs Nsight Compute (ncu) on the PATH")
+        return 1
     lab = lab_folder(args.lab)
     kernel = os.path.abspath(args.kernel) if args.kernel else reference_kernel(lab) or \
         os.path.join(ROOT, "labs", lab, "kernel.cu")
@@ -245,25 +264,8 @@ def cmd_profile(args):
         M = N = K = args.size
         shape_text = "n = %d" % args.size
     out = os.path.join(ROOT, "build", "profile", slug(lab + "-" + os.path.relpath(kernel, ROOT)))
-    expected, formula = labs.find(lab).traffic_bytes(M, N, K)
-    if max(M, N, K) <= EMULATOR_MAX_SIZE:
-        counts = emulator_traffic(lab, kernel, M, N, K)
-    else:
-        counts = None
-        say("  (emulator count skipped: %s is more than the %d³ the CPU emulator counts in reasonable time)"
-            % (shape_text, EMULATOR_MAX_SIZE))
-    rows = [["global bytes by the formula %s" % formula, perfdata.thousands(expected)],
-            ["global bytes counted by the emulator (loads + stores)",
-             perfdata.thousands(counts["bytes_read"] + counts["bytes_written"]) if counts else "–"]]
+    rows = traffic_rows(lab, kernel, M, N, K, shape_text)
     title = "%s, %s, %s" % (lab, os.path.relpath(kernel, ROOT), shape_text)
-    ok, reason = toolchain.gpu_status()
-    if not ok:
-        say("## " + title + "\n\n" + perfdata.markdown_table(["quantity", "value"], rows))
-        say("make profile needs a GPU for the hardware counters: %s" % reason)
-        return 1
-    if not shutil.which("ncu"):
-        say("make profile needs Nsight Compute (ncu) on the PATH")
-        return 1
     binary = build_bench(lab, kernel, os.path.join(out, "gemm_bench"))
     metrics = dict(NCU_METRICS, **NCU_WHY_METRICS)
 
