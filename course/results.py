@@ -156,11 +156,23 @@ def gradebook_header(labs):
     return ["student"] + list(labs) + ["total", "status", "reason"]
 
 
+# What a spreadsheet takes as the start of a formula (OWASP, CSV injection): such a cell gets a ' in front, which
+# the spreadsheet shows as text and does not evaluate.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_text(text):
+    """A gradebook cell of text (a student's name, a reason quoting their output) that no spreadsheet evaluates."""
+    return "'" + text if text.startswith(FORMULA_START) else text
+
+
 def gradebook_row(meta, labs):
-    """A student's row of gradebook.csv from their meta.json: score per lab, total, status, reason."""
+    """A student's row of gradebook.csv from their meta.json: score per lab, total, status, reason. The text cells
+    are made safe for spreadsheets (spreadsheet_text); the numbers are the course's own."""
     scores = meta.get("scores", {})
-    return ([clean(meta["student"])] + ["%g" % scores[lab] if lab in scores else "" for lab in labs] +
-            ["%g" % meta.get("total", 0), meta["status"], clean(meta.get("reason", "").replace("\n", " "))[:2000]])
+    return ([spreadsheet_text(clean(meta["student"]))] + ["%g" % scores[lab] if lab in scores else "" for lab in labs] +
+            ["%g" % meta.get("total", 0), meta["status"],
+             spreadsheet_text(clean(meta.get("reason", "").replace("\n", " "))[:2000])])
 
 
 def failure_summary(results, labs):

@@ -113,6 +113,20 @@ def test_gradebook_row():
     assert results.gradebook_header([LAB]) == ["student", LAB, "total", "status", "reason"]
 
 
+@pytest.mark.parametrize("name", ["=HYPERLINK(\"http://x\")", "+1+1", "-2+3", "@SUM(A1)", "\tcalc", "\rcalc"])
+def test_gradebook_cells_that_a_spreadsheet_would_evaluate_are_text(name):
+    meta = {"student": name, "scores": {LAB: 100.0}, "total": 100.0, "status": "graded", "reason": name}
+    row = results.gradebook_row(meta, [LAB])
+    # a ' in front, or the control character written out (clean: \\x0d), so no cell starts a formula
+    assert all(cell.startswith(("'", "\\x")) for cell in (row[0], row[-1])) and \
+        row[1:4] == ["100", "100", "graded"], row
+
+
+def test_an_ordinary_name_is_left_as_it_is():
+    meta = {"student": "ann-marie", "scores": {}, "total": 0, "status": "empty", "reason": ""}
+    assert results.gradebook_row(meta, [LAB])[0] == "ann-marie"
+
+
 def test_failure_summary_names_each_lab_that_lost_points():
     rs = lab_results(correct_fails=1)
     rs[0].output = "first line\nsecond"
