@@ -220,23 +220,27 @@ def library_path(name):
     return None
 
 
+WEAK = "VWvwu"  # nm's kinds of weak definitions: inline functions, template instances, vtables
+
+
 def protected_names(trusted_objects):
-    """Names the libraries and the course's own objects define: a kernel.cu must not define them too."""
+    """(strong, weak): the names the libraries and the course's own objects define strongly, and those the course's
+    objects define weakly (inline and template code: lab_tests.h's helpers, std::vector<double>'s members)."""
     key = tuple(sorted(trusted_objects))
     if key not in _protected:
-        names = set()
+        strong, weak = set(), set()
         for lib in filter(None, map(library_path, LIBRARIES)):
             for l in tool(["nm", "-D", "--defined-only", lib]).splitlines():
                 parts = l.split()
                 if len(parts) >= 3:
-                    names.add(parts[2].split("@")[0])
+                    strong.add(parts[2].split("@")[0])
         for obj in trusted_objects:
             if os.path.exists(obj):
                 for l in tool(["nm", "-g", "--defined-only", obj]).splitlines():
                     parts = l.split()
-                    if len(parts) >= 3 and parts[1] not in "VWvwu":  # inline and template code is everyone's
-                        names.add(parts[2])
-        _protected[key] = names
+                    if len(parts) >= 3:
+                        (weak if parts[1] in WEAK else strong).add(parts[2])
+        _protected[key] = strong, weak
     return _protected[key]
 
 
@@ -257,11 +261,14 @@ def check_object(obj, source, trusted_objects=(), contract=("matmul",), backend=
         if not allowed(name, pretty.get(name, name)):
             reasons.append("%s: uses '%s', which is not allowed in a kernel.cu (course/confine_allowlist.txt lists "
                            "what is)" % (source, shown(pretty.get(name, name))))
-    protected = protected_names(trusted_objects)
+    # The course links the student's object last (toolchain.build_lab), so where both define a name weakly the
+    # course's copy is the one kept; a strong definition would win over the course's weak one (a kernel.cu that
+    # defines expect() would decide its own verdicts), and any definition of a library's name would replace it.
+    strong, weak = protected_names(trusted_objects)
     for kind, name in defined:
-        if name in contract or kind in "VWvwu" and name not in protected:
+        if name in contract:
             continue
-        if name in protected:
+        if name in strong or (kind not in WEAK and name in weak):
             reasons.append("%s: defines '%s', which the C/C++ library or the course's own code already defines "
                            "(it would replace theirs)" % (source, shown(pretty.get(name, name))))
     section, constructors = None, []

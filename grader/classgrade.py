@@ -351,9 +351,9 @@ def run_hidden(lab, out_dir, trusted, box, results, rng):
     why_not = None if built else "not run: kernel.cu does not build"
     why_not = why_not or ("not run: an earlier test was " + stopped if stopped else None)
     if not why_not:
-        objs = [trusted.hidden_run(lab), os.path.join(out_dir, "kernel.o"),
-                os.path.join(ROOT, "build", "emu", "obj", "harness.o"),
-                os.path.join(ROOT, "build", "emu", "obj", "reference_gemm.o")]
+        objs = [trusted.hidden_run(lab), os.path.join(ROOT, "build", "emu", "obj", "harness.o"),
+                os.path.join(ROOT, "build", "emu", "obj", "reference_gemm.o"),
+                os.path.join(out_dir, "kernel.o")]  # last, as toolchain.build_lab links it
         try:
             toolchain.Toolchain("emu", box).link(objs, program)
         except toolchain.BuildError as e:
