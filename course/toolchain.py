@@ -115,8 +115,10 @@ def compile_command(backend, source, out, includes=(), shown_as=None, emit_ir=No
     """The one command line that compiles a CUDA or C++ source for `backend` (emucc or nvcc)."""
     inc = sum((["-I", d] for d in includes), [])
     if backend == "emu":
+        # a student's kernel (the one whose IR is checked) must also be the same kernel for nvcc (emucc's
+        # --same-for-nvcc): no #ifdef CUDAEMU choosing what the emulator measures
         return ([EMUCC, "-O2", "-c", source, "-o", out] + inc + (["--source-name=" + shown_as] if shown_as else [])
-                + (["--emit-ir=" + emit_ir] if emit_ir else []))
+                + (["--emit-ir=" + emit_ir, "--same-for-nvcc"] if emit_ir else []))
     return ["nvcc", "-O2", "-std=c++17", "-arch=" + cuda_arch(), "-c", source, "-o", out] + inc
 
 

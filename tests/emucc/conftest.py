@@ -1,5 +1,5 @@
 """Shared by emucc's unit tests. pytest imports the package cudaemu_cc from common/emu (tests/pytest.ini's
-pythonpath); nothing here compiles or runs clang."""
+pythonpath); nothing here compiles, and only test_identity.py runs clang (its preprocessor)."""
 import sys
 
 # No __pycache__ among the emulator's sources, as the emucc script itself ensures (it says why)

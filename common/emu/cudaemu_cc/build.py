@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import tempfile
 
+from . import identity
 from .errors import Error
 from .ir import (detach_coverage_flags, fuse_device_multiply_adds, rewrite_ir, route_by_alignment,
                  strip_stack_slot_callbacks)
@@ -40,6 +41,7 @@ class Build:
         self.source_name = options.source_name
         self.checks = options.checks
         self.emit_ir = options.emit_ir  # where to copy the final IR of a .cu file (--emit-ir)
+        self.same_for_nvcc = options.same_for_nvcc  # --same-for-nvcc (identity.py)
 
     def compile_and_link(self, sources, objects, out, compile_only):
         """Compiles each source (into out, or NAME.o, with compile_only) and links them with objects into out, or
@@ -75,6 +77,8 @@ class Build:
         ll = rewritten + ".ll"
         base = [self.clang] + self.common + ["-iquote", os.path.dirname(os.path.abspath(src))] + self.user
         base += self.header_overlay(src, tmp)
+        if self.same_for_nvcc:
+            identity.check(self.clang, base[1:], rewritten, shown.replace("\\", "/"))
         # No tail calls: a __syncthreads() that ends one path of a kernel (`__syncthreads(); if (tid == 0) out[b] = s;`
         # duplicated into both paths) would return to the kernel's caller, and seem to be another barrier.
         run(base + ["-include", "cuda_runtime.h", "-x", "c++", "-O1", "-Xclang", "-disable-llvm-passes",

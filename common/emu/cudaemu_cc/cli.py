@@ -5,6 +5,8 @@
     flags: -I DIR, -D NAME[=VAL], -U NAME, -O0..-O3, -g, -std=c++NN, -l LIB, -L DIR, -w, -W...
     --source-name=NAME        the name diagnostics give the (one) .cu file, e.g. when compiling a staged copy
     --emit-ir=FILE            also write the LLVM IR the (one) .cu file's object is built from, for inspection
+    --same-for-nvcc           refuse a .cu file whose own lines preprocess differently under nvcc's identity
+                              (#ifdef CUDAEMU, __clang__, __NVCC__, ...): the kernel measured here is the GPU's
     --no-checks               no instrumentation: kernels run on the emulator uncounted and unchecked (for speed
                               comparisons only; out-of-bounds accesses then corrupt memory silently)
     --print-runtime-object    build the emulator's runtime object into its cache if missing, and print its path
@@ -52,6 +54,7 @@ class Options:
         self.emit_ir = None             # --emit-ir
         self.checks = True              # --no-checks turns them off
         self.print_runtime_object = False
+        self.same_for_nvcc = False      # --same-for-nvcc
 
 
 def parse_args(argv):
@@ -79,6 +82,8 @@ def parse_args(argv):
             o.compile_only = True
         elif a == "--no-checks":
             o.checks = False
+        elif a == "--same-for-nvcc":
+            o.same_for_nvcc = True
         elif a == "--print-runtime-object":
             o.print_runtime_object = True
         elif a.startswith("--source-name="):
