@@ -38,8 +38,7 @@ int main(int argc, char** argv) {
         if (run.C[i] != want && !wrong++) first = i;
     if (wrong) {
         printf("width=%d: %zu of %zu values are not %.1f; the first is C[%zu][%zu] = %g%s\n", width, wrong,
-               run.C.size(), want, first / width, first % width, run.C[first],
-               std::isnan(run.C[first]) ? " (NaN: your kernel never wrote it)" : "");
+               run.C.size(), want, first / width, first % width, run.C[first], nan_hint(run, first).c_str());
         return 1;
     }
     printf("width=%d, A = %g, B = %g: all %s values of C are %.1f\n", width, a, b, with_commas(run.C.size()).c_str(),

@@ -282,6 +282,20 @@ int g_input_mantissa_bits = 23;
 
 void set_input_mantissa_bits(int bits) { g_input_mantissa_bits = bits; }
 
+// Why C holds a NaN: the harness filled C with NaN, so either nothing stored there, or what was stored is a NaN the
+// kernel computed (the emulator's per-element store counts tell the two apart; a GPU's run cannot).
+std::string nan_hint(const Run& run, size_t i) {
+    if (i >= run.C.size() || !std::isnan(run.C[i])) return "";
+    const char* computed = "a variable read before it was set (`float sum;` without `= 0`) or a 0/0";
+    if (run.entry != "matmul()")
+        return " — NaN means nothing reached C there: the kernel never wrote it, or C was not copied back after it "
+               "ran";
+    if (i < run.C_writes.size() && run.C_writes[i] > 0)
+        return std::string(" — your kernel stored a NaN there: it computed one, from ") + computed;
+    if (run.measured) return " — NaN means your kernel never wrote it";
+    return std::string(" — NaN means your kernel never wrote it, or computed a NaN from ") + computed;
+}
+
 Verdict check_result(const Problem& p, const Run& run) {
     Verdict v;
     if (std::string failure = run_failure(p, run); !failure.empty())
@@ -301,11 +315,7 @@ Verdict check_result(const Problem& p, const Run& run) {
              "%s: %zu of %zu elements are wrong; the first is C[%zu][%zu] (row, col): got %.9g, want %.9g "
              "(tolerance %.3g)%s",
              p.description.c_str(), wrong, run.C.size(), first / p.N, first % p.N, double(run.C[first]), ref.C[first],
-             ref.tolerance[first],
-             !std::isnan(run.C[first]) ? ""
-             : run.entry == "matmul()" ? " — NaN means your kernel never wrote it"
-                                       : " — NaN means nothing reached C there: the kernel never wrote it, or C "
-                                         "was not copied back after it ran");
+             ref.tolerance[first], nan_hint(run, first).c_str());
     v.ok = false;
     v.message = buf;
     v.check = "correctness";

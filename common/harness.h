@@ -103,6 +103,9 @@ struct Verdict {
 };
 
 Verdict check_result(const Problem& p, const Run& run);
+// Why element i of C holds a NaN, for a student: never written, or a NaN the kernel computed (" — ..."; "" when the
+// element is not NaN).
+std::string nan_hint(const Run& run, size_t i);
 // How many of a float's mantissa bits the lab's kernels multiply with (its lab.h's INPUT_MANTISSA_BITS: 23, or
 // TF32's 10 for tensor cores); check_result's tolerance follows it. lab_tests.h sets it from lab.h.
 void set_input_mantissa_bits(int bits);

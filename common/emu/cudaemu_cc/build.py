@@ -81,7 +81,10 @@ class Build:
             identity.check(self.clang, base[1:], rewritten, shown.replace("\\", "/"))
         # No tail calls: a __syncthreads() that ends one path of a kernel (`__syncthreads(); if (tid == 0) out[b] = s;`
         # duplicated into both paths) would return to the kernel's caller, and seem to be another barrier.
+        # Locals left uninitialised start as a pattern (floats: NaN), never as the 0 a fresh stack happens to hold
+        # here: `float sum;` without `= 0` gives wrong results, as it does on a GPU, not right ones by luck.
         run(base + ["-include", "cuda_runtime.h", "-x", "c++", "-O1", "-Xclang", "-disable-llvm-passes",
+                    "-ftrivial-auto-var-init=pattern",
                     "-fno-optimize-sibling-calls", self.debug, self.dwarf, "-fdebug-prefix-map=%s=." % os.getcwd(),
                     "-emit-llvm", "-c", rewritten, "-o", bc],
             "compile")
