@@ -68,6 +68,9 @@ struct Run {
     };
     std::vector<LineRequests> ABC_requests;  // loads of A and B, stores of C, per source line
     std::vector<Finding> findings;           // every launch's, in order
+    // What matmul() copied out of A or B with cudaMemcpy (to the host, or to other device memory) instead of its
+    // kernels reading them: "A: 9,216 bytes to the host", one per copy (emulator only; matmul() only)
+    std::vector<std::string> AB_copies;
     // run_host_flow only:
     std::string entry = "matmul()";             // the student's function the run called
     bool entry_missing = false;                 // the kernel.cu does not define it
@@ -109,9 +112,12 @@ std::string nan_hint(const Run& run, size_t i);
 // How many of a float's mantissa bits the lab's kernels multiply with (its lab.h's INPUT_MANTISSA_BITS: 23, or
 // TF32's 10 for tensor cores); check_result's tolerance follows it. lab_tests.h sets it from lab.h.
 void set_input_mantissa_bits(int bits);
-// The run must be correct (traffic of a wrong kernel means nothing) and read at most / exactly `bytes` from A and B.
+// The run must be correct (traffic of a wrong kernel means nothing) and read at most `bytes` from A and B.
 Verdict check_reads_at_most(const Problem& p, const Run& run, uint64_t bytes, const std::string& kernel_kind);
-Verdict check_reads_exactly(const Problem& p, const Run& run, uint64_t bytes, const std::string& kernel_kind);
+// It counts every byte the kernels loaded from global memory: what they read of any buffer but A and B must be 0.
+// A kernel that splits K may besides read back its partial sums from a buffer of its own, at most partial_bytes.
+Verdict check_reads_at_most_with_partials(const Problem& p, const Run& run, uint64_t bytes, uint64_t partial_bytes,
+                                          const std::string& kernel_kind);
 // Every element of C stored exactly once, by kernel code, and nothing else stored.
 Verdict check_written_once(const Problem& p, const Run& run);
 // Coalescing: the 32-byte sectors the kernel's warps took per byte they loaded from A and B and stored to C, each

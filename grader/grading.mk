@@ -7,11 +7,13 @@
 #   make gradescope                   the Gradescope autograder: build/gradescope/autograder.zip
 #   make test-grading                 class grading's tests (part of make test)
 #   make test-slurm                   RUNNER=slurm against a one-node Slurm it starts (part of make test)
+#   make test-readme                  every command the README and docs/*.md show, run as written: the students'
+#                                     in the handout, the instructors' in a fresh copy (part of make test)
 #   make bench-grading                submissions graded per minute, for a generated class of 50 on 2 cores
 
 CLASSGRADE := $(PYTHON) -m grader.classgrade
 
-.PHONY: grade-all handout gradescope test-grading test-slurm bench-grading
+.PHONY: grade-all handout gradescope test-grading test-slurm test-readme bench-grading
 
 grade-all:
 	@test -n "$(SUBMISSIONS)" || { echo "grade-all: say where the submissions are: make grade-all SUBMISSIONS=dir" >&2; exit 2; }
@@ -24,7 +26,7 @@ handout:
 gradescope:
 	@$(PYTHON) -m grader.package gradescope
 
-TESTS += test-grading test-slurm
+TESTS += test-grading test-slurm test-readme
 
 # the handout's lesson commands are checked on the handout test_grading.py builds (tests/grader/conftest.py)
 test-grading:
@@ -32,6 +34,9 @@ test-grading:
 
 test-slurm:
 	@$(PYTEST) -q tests/grader/test_slurm.py
+
+test-readme:
+	@$(PYTEST) -q tests/grader/test_readme_commands.py
 
 BENCH_CLASS := build/bench-grading/class
 bench-grading:

@@ -12,6 +12,7 @@
 
 #include "api.h"
 #include "include/cudaemu.h"
+#include "report.h"
 
 namespace cudaemu {
 
@@ -200,6 +201,15 @@ using namespace cudaemu;
 
 namespace {
 
+// The name of the live allocation holding [p, p + bytes), for the copy reports; "" for memory the runtime does not
+// know (the program's own).
+std::string allocation_name(const void* p, size_t bytes) {
+    Allocation* near = nullptr;
+    if (Allocation* al = live_allocation_containing(p, bytes)) return al->name;
+    if (Allocation* al = registered_range(reinterpret_cast<uintptr_t>(p), bytes, &near)) return al->name;
+    return "";
+}
+
 // Memory the runtime knows: from cudaMalloc, cudaMallocManaged or cudaHostAlloc (the arena), or cudaHostRegister'd.
 bool known_to_runtime(const void* p) {
     Allocation* near = nullptr;
@@ -265,6 +275,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind 
     if (in_arena(dst) && !live_allocation_containing(dst, bytes)) return record(cudaErrorInvalidValue);
     if (in_arena(src) && !live_allocation_containing(src, bytes)) return record(cudaErrorInvalidValue);
     memmove(dst, src, bytes);
+    g_copies.push_back({allocation_name(src, bytes), allocation_name(dst, bytes), bytes});
     return cudaSuccess;
 }
 
@@ -274,6 +285,7 @@ cudaError_t cudaMemset(void* ptr, int value, size_t bytes) {
     if (bytes == 0) return cudaSuccess;
     if (!live_allocation_containing(ptr, bytes)) return record(cudaErrorInvalidValue);
     memset(ptr, value, bytes);
+    g_copies.push_back({"cudaMemset", allocation_name(ptr, bytes), bytes});
     return cudaSuccess;
 }
 

@@ -18,6 +18,7 @@
 namespace cudaemu {
 
 std::vector<LaunchReport> g_reports;
+std::vector<CopyReport> g_copies;
 
 const char* kind_name(DiagKind k) {
     switch (k) {
@@ -366,9 +367,11 @@ void print_report(const LaunchReport& r) {
 }
 
 const std::vector<LaunchReport>& launches() { return g_reports; }
+const std::vector<CopyReport>& copies() { return g_copies; }
 void clear_launches() {
     std::lock_guard<std::mutex> api(g_api_mutex);
     g_reports.clear();
+    g_copies.clear();
 }
 
 }  // namespace cudaemu

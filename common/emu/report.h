@@ -41,6 +41,7 @@ struct RawDiag {
 
 struct Worker;
 extern std::vector<LaunchReport> g_reports;  // guarded by g_api_mutex
+extern std::vector<CopyReport> g_copies;     // guarded by g_api_mutex
 // Adds up what the workers counted and found, keeps the diagnostics that belong to the launch, symbolised.
 void finish_report(LaunchReport& r, const std::vector<Worker*>& workers);
 void print_report(const LaunchReport& r);

@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
         printf("%s: the test program saved no result\n", p.description.c_str());
         return 1;
     }
-    int32_t header[4] = {0, 0, 0, 0};
+    int32_t header[5] = {0, 0, 0, 0, 0};
     Run run;
     run.C.resize(size_t(M) * N);
     const bool complete = fread(header, sizeof header, 1, in) == 1 &&
@@ -38,6 +38,13 @@ int main(int argc, char** argv) {
     if (header[2] != 0 || header[3] != 0) {
         printf("%s: the %s failed with CUDA error %d\n", p.description.c_str(), header[2] ? "launch" : "kernel",
                header[2] ? header[2] : header[3]);
+        return 1;
+    }
+    if (header[4] != 0) {
+        printf(
+            "%s: matmul() copied A or B with cudaMemcpy %d times: compute C in your kernels on the device, reading "
+            "A and B where they are\n",
+            p.description.c_str(), header[4]);
         return 1;
     }
     const Verdict v = check_result(p, run);

@@ -45,10 +45,10 @@ TEST_CASE("large: 1000x800 * 800x1200") { expect_correct({random_problem(1000, 1
 
 #ifdef CUDAEMU
 TEST_SUITE("traffic") {
-TEST_CASE("reads exactly 2*M*N*K floats (37x29 * 29x23)") {
+TEST_CASE("reads at most 2*M*N*K floats (37x29 * 29x23)") {
     Problem p = random_problem(37, 23, 29, 7);
     uint64_t naive_bytes = 2ull * p.M * p.N * p.K * sizeof(float);
-    expect(check_reads_exactly(p, run_student(p), naive_bytes, "a naive kernel (one thread per element of C)"));
+    expect(check_reads_at_most(p, run_student(p), naive_bytes, "a naive kernel (one thread per element of C)"));
 }
 
 TEST_CASE("coalesced: a warp's loads and stores fall in few 32-byte sectors (37x29 * 29x23)") {

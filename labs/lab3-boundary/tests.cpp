@@ -27,11 +27,16 @@ TEST_CASE("large: 1000x800 * 800x1200") { expect_correct({random_problem(1000, 1
 
 #ifdef CUDAEMU
 TEST_SUITE("traffic") {
-TEST_CASE("reads at most M*K*ceil(N/16) + K*N*ceil(M/16) floats (55x48 * 48x43)") {
-    Problem p = random_problem(55, 43, 48, 8);
-    uint64_t tiled_floats =
-        uint64_t(p.M) * p.K * ceil_div(p.N, TILE_WIDTH) + uint64_t(p.K) * p.N * ceil_div(p.M, TILE_WIDTH);
-    expect(check_reads_at_most(p, run_student(p), tiled_floats * sizeof(float), "a 16×16 tiled kernel"));
+// the second shape has no side a multiple of 16: a kernel that tiles whole slices of K but reads the rest of K
+// straight from global memory is caught there
+TEST_CASE("reads at most M*K*ceil(N/16) + K*N*ceil(M/16) floats (55x48 * 48x43 and 37x45 * 45x29)") {
+    for (const Problem& p : {random_problem(55, 43, 48, 8), random_problem(37, 29, 45, 17)}) {
+        uint64_t tiled_floats =
+            uint64_t(p.M) * p.K * ceil_div(p.N, TILE_WIDTH) + uint64_t(p.K) * p.N * ceil_div(p.M, TILE_WIDTH);
+        Verdict v = check_reads_at_most(p, run_student(p), tiled_floats * sizeof(float), "a 16×16 tiled kernel");
+        expect(v);
+        if (!v.ok) return;
+    }
 }
 
 TEST_CASE("coalesced: tile rows loaded and C stored by consecutive lanes (55x48 * 48x43)") {

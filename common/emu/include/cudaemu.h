@@ -89,7 +89,19 @@ bool counting_requests();
 
 // Every launch since the program started or since clear_launches(), oldest first.
 const std::vector<LaunchReport>& launches();
+// Clears the launches and the copies.
 void clear_launches();
+
+// What host code copied with cudaMemcpy (and the calls built on it: cudaMemcpyAsync, cudaMemcpyToSymbol,
+// cudaMemcpyFromSymbol) and set with cudaMemset, since the program started or since clear_launches(), oldest first:
+// bytes moved outside any kernel, by the allocation they came from and went to.
+struct CopyReport {
+    std::string from;  // the source allocation's name (as in AllocationTraffic); "" for memory the runtime does not
+                       // know (the program's own host memory); "cudaMemset" for a memset
+    std::string to;    // the destination's, the same way
+    size_t bytes = 0;
+};
+const std::vector<CopyReport>& copies();
 
 // Per 4-byte word of the allocation that starts at device_ptr, since cudaMalloc or reset_element_counts().
 struct ElementCounts {
