@@ -84,7 +84,8 @@ struct VerdictListener : doctest::IReporter {
     //   status             "passed" or "failed"
     //   messages           each failed check's text as the student reads it, CAPTUREd values after it
     //   failed_checks      the harness's checks that failed (Verdict::check, harness.h), in order, each once:
-    //                      "correctness", "reads", "written once", "coalescing", "memory safety" or "host flow";
+    //                      "correctness", "reads", "written once", "coalescing", "tensor cores", "memory safety" or
+    //                      "host flow";
     //                      [] when none did (also when the case failed another way: an exception)
     //   findings           what the emulator found in the case's runs, each once, in the order found, the first
     //                      kMaxFindings: {"kind", "file", "line", "message"} (harness.h's Finding: the kind as the

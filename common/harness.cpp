@@ -71,6 +71,8 @@ void collect_launches(Run& run) {
         ++run.kernel_launches;
         run.bytes_read += r.global_load_bytes;
         run.bytes_written += r.global_store_bytes;
+        run.tensor_flops += r.tensor_flops;
+        run.tf32_unrounded_inputs += r.tf32_unrounded_inputs;
         for (const cudaemu::AllocationTraffic& a : r.allocations) {
             if (a.name == "A") run.bytes_read_A += a.load_bytes;
             if (a.name == "B") run.bytes_read_B += a.load_bytes;
@@ -387,6 +389,29 @@ Verdict check_reads_at_most(const Problem& p, const Run& run, uint64_t bytes, co
 Verdict check_reads_at_most_with_partials(const Problem& p, const Run& run, uint64_t bytes, uint64_t partial_bytes,
                                           const std::string& kernel_kind) {
     return check_reads(p, run, bytes, kernel_kind, partial_bytes);
+}
+
+Verdict check_tensor_cores(const Problem& p, const Run& run) {
+    if (!run.measured) return {false, "tensor-core work is only counted on the emulator (BACKEND=emu)", "tensor cores"};
+    if (Verdict r = check_result(p, run); !r.ok)
+        return {false, "tensor-core use is only judged for a correct kernel, and this one is not: " + r.message,
+                r.check};
+    const uint64_t product = 2ull * p.M * p.N * p.K;
+    if (run.tensor_flops < product)
+        return {false,
+                p.description + ": the tensor cores (mma_sync) did " + with_commas(run.tensor_flops) + " of the " +
+                    with_commas(product) +
+                    " FLOPs of the product (2·M·N·K): compute every multiply-add with wmma::mma_sync, none with "
+                    "float arithmetic on the CUDA cores",
+                "tensor cores"};
+    if (run.tf32_unrounded_inputs)
+        return {false,
+                p.description + ": " + with_commas(run.tf32_unrounded_inputs) +
+                    " inputs of mma_sync were not rounded to TF32, so the tensor cores truncated them: round each "
+                    "fragment element with wmma::__float_to_tf32 after load_matrix_sync (round to nearest halves the "
+                    "error truncation makes)",
+                "tensor cores"};
+    return {};
 }
 
 Verdict check_written_once(const Problem& p, const Run& run) {

@@ -51,10 +51,12 @@ struct Run {
     uint64_t bytes_read_A = 0, bytes_read_B = 0, bytes_written_C = 0;  // the same per matrix, and stored to C
     uint64_t bytes_read = 0;                                           // all global bytes loaded
     uint64_t bytes_written = 0;                                        // all global bytes stored
-    std::vector<uint32_t> C_writes;  // per element of C: how many kernel stores touched it
-    std::vector<int64_t> C_writer;   // per element of C: linear index of the block that stored it last, -1 if none
-    std::vector<uint32_t> A_reads;   // per element of A: how many kernel loads touched it
-    std::vector<uint32_t> B_reads;   // per element of B: the same
+    uint64_t tensor_flops = 0;           // the FLOPs of the kernels' mma_sync calls (tensor cores)
+    uint64_t tf32_unrounded_inputs = 0;  // TF32 inputs of those calls not rounded to TF32 (cudaemu.h)
+    std::vector<uint32_t> C_writes;      // per element of C: how many kernel stores touched it
+    std::vector<int64_t> C_writer;       // per element of C: linear index of the block that stored it last, -1 if none
+    std::vector<uint32_t> A_reads;       // per element of A: how many kernel loads touched it
+    std::vector<uint32_t> B_reads;       // per element of B: the same
     struct LineReads {
         std::string matrix;  // "A" or "B"
         std::string where;   // "kernel.cu:36"
@@ -99,7 +101,7 @@ Run run_host_flow(const Problem& p, HostMatmulFn fn);
 struct Verdict {
     bool ok = true;
     std::string message;  // empty when ok
-    // The check that failed ("" when ok): "correctness", "reads", "written once", "coalescing", "memory safety" or
+    // The check that failed ("" when ok): "correctness", "reads", "written once", "coalescing", "tensor cores", "memory safety" or
     // "host flow" (lab 1's device buffers). A check that is only judged for a correct kernel names "correctness"
     // when the kernel's results are wrong.
     std::string check;
@@ -118,6 +120,9 @@ Verdict check_reads_at_most(const Problem& p, const Run& run, uint64_t bytes, co
 // A kernel that splits K may besides read back its partial sums from a buffer of its own, at most partial_bytes.
 Verdict check_reads_at_most_with_partials(const Problem& p, const Run& run, uint64_t bytes, uint64_t partial_bytes,
                                           const std::string& kernel_kind);
+// Tensor cores (lab 7): the kernels' mma_sync calls did at least the 2·M·N·K FLOPs of the product (so none of it on
+// the CUDA cores), on inputs rounded to TF32 (__float_to_tf32), not left for the tensor cores to truncate.
+Verdict check_tensor_cores(const Problem& p, const Run& run);
 // Every element of C stored exactly once, by kernel code, and nothing else stored.
 Verdict check_written_once(const Problem& p, const Run& run);
 // Coalescing: the 32-byte sectors the kernel's warps took per byte they loaded from A and B and stored to C, each

@@ -79,7 +79,7 @@ class Verdict:
     status: Status
     output: str
     findings: tuple = ()       # Finding (kind, file, line), as the record carries them
-    failed_checks: tuple = ()  # "correctness", "reads", "written once", "coalescing", "memory safety", "host flow"
+    failed_checks: tuple = ()  # "correctness", "reads", "written once", "coalescing", "tensor cores", "memory safety", "host flow"
 
 
 def findings_of(record):

@@ -146,6 +146,8 @@ void write_stats_line(const LaunchReport& r) {
         .field("shared_load_bytes", r.shared_load_bytes)
         .field("shared_store_bytes", r.shared_store_bytes)
         .field("constant_load_bytes", r.constant_load_bytes)
+        .field("tensor_flops", r.tensor_flops)
+        .field("tf32_unrounded_inputs", r.tf32_unrounded_inputs)
         .field("max_thread_load_bytes", r.max_thread_load_bytes)
         .field("max_thread_store_bytes", r.max_thread_store_bytes);
     requests_keys(w, r);
@@ -264,6 +266,8 @@ void finish_report(LaunchReport& r, const std::vector<Worker*>& workers) {
         r.global_store_bytes += w->global_store;
         r.shared_load_bytes += w->shared_load;
         r.shared_store_bytes += w->shared_store;
+        r.tensor_flops += w->tensor_flops;
+        r.tf32_unrounded_inputs += w->tf32_unrounded_inputs;
         r.max_thread_load_bytes = std::max(r.max_thread_load_bytes, w->max_thread_load);
         r.max_thread_store_bytes = std::max(r.max_thread_store_bytes, w->max_thread_store);
         for (size_t i = 0; i < w->alloc_load.size(); ++i) load[i] += w->alloc_load[i], store[i] += w->alloc_store[i];

@@ -311,6 +311,7 @@ void begin_launch(Worker& w, Launch& L) {
     w.dynamic_limit = w.dynamic_lo + std::min(L.dynamic_shared_bytes, w.dynamic_size);
     w.dynamic_slack = w.dynamic_lo + w.dynamic_size - w.dynamic_limit;
     w.global_load = w.global_store = w.shared_load = w.shared_store = 0;
+    w.tensor_flops = w.tf32_unrounded_inputs = 0;
     w.max_thread_load = w.max_thread_store = 0;
     w.alloc_load.assign(g_allocations.size(), 0);
     w.alloc_store.assign(g_allocations.size(), 0);

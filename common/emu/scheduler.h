@@ -130,6 +130,8 @@ struct Worker {
     size_t dynamic_lo = 0, dynamic_size = 0, dynamic_limit = 0, dynamic_slack = 0;
     // per launch
     uint64_t global_load = 0, global_store = 0, shared_load = 0, shared_store = 0;
+    // tensor cores (wmma.cpp): FLOPs of the warps' mma_sync, and TF32 inputs with any of their low 13 bits set
+    uint64_t tensor_flops = 0, tf32_unrounded_inputs = 0;
     uint64_t max_thread_load = 0, max_thread_store = 0;
     std::vector<uint64_t> alloc_load, alloc_store;
     // Global bytes loaded per (source access, allocation): a small open-addressed table, for the report's per-line

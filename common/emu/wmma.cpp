@@ -139,6 +139,17 @@ float input_value(const WmmaShape& s, const void* x, int i) {
     return float(static_cast<const __nv_bfloat16*>(x)[i]);
 }
 
+// How many of the n floats have any of the 13 mantissa bits that TF32 drops set: a tensor core truncates them.
+uint64_t unrounded(const void* x, int n) {
+    uint64_t count = 0;
+    for (int i = 0; i < n; ++i) {
+        uint32_t b;
+        memcpy(&b, static_cast<const float*>(x) + i, 4);
+        count += (b & 0x1fffu) != 0;
+    }
+    return count;
+}
+
 float round_toward_zero(double s) {
     float f = static_cast<float>(s);
     if (std::fabs(static_cast<double>(f)) > std::fabs(s)) f = std::nextafter(f, 0.0f);
@@ -176,10 +187,13 @@ void multiply(Worker& w, uint32_t warp, uint32_t lanes) {
     const WmmaShape cs{kWmmaAccumulator, as.m, as.n, as.k, kWmmaFloat, 0, 8};
     const int M = as.m, N = as.n, K = as.k;
     float A[32 * 16] = {}, B[16 * 32] = {}, C[32 * 32] = {};
+    w.tensor_flops += 2ull * M * N * K;
     for (uint32_t m = lanes; m; m &= m - 1) {
         const int lane = __builtin_ctz(m);
         const WmmaCall& call = call_of(w, warp, lane);
         int r, c;
+        if (as.type == kWmmaTf32) w.tf32_unrounded_inputs += unrounded(call.a, distinct_elements(as));
+        if (bs.type == kWmmaTf32) w.tf32_unrounded_inputs += unrounded(call.b, distinct_elements(bs));
         for (int i = 0; i < distinct_elements(as); ++i) {
             element_at(as, lane, i, &r, &c);
             A[r * K + c] = input_value(as, call.a, i);

@@ -58,6 +58,15 @@ TEST_CASE("every element of C written exactly once, by kernel code (whole fragme
     expect(check_written_once(q, run_student(q)));
 }
 
+TEST_CASE(
+    "tensor cores: mma_sync does every multiply-add, on inputs rounded to TF32 (130x36 * 36x260, 45x52 * 52x33)") {
+    for (const Problem& p : {random_problem(130, 260, 36, 30), random_problem(45, 52, 33, 31)}) {
+        Verdict v = check_tensor_cores(p, run_student(p));
+        expect(v);
+        if (!v.ok) return;
+    }
+}
+
 TEST_CASE("odd K (130x37 * 37x260): reads at most M*K*ceil(N/128) + K*N*ceil(M/128) floats, C stored once") {
     Problem p = random_problem(130, 260, 37, 26);
     Run run = run_student(p);

@@ -63,7 +63,11 @@ struct LaunchReport {
     uint64_t global_store_bytes = 0;
     uint64_t shared_load_bytes = 0;
     uint64_t shared_store_bytes = 0;
-    uint64_t constant_load_bytes = 0;            // loads from __constant__ variables (not in global_load_bytes)
+    uint64_t constant_load_bytes = 0;  // loads from __constant__ variables (not in global_load_bytes)
+    // Tensor cores: the FLOPs of every warp's mma_sync (2·m·n·k each), and how many TF32 inputs of them had any of
+    // their 13 lowest mantissa bits set: inputs not rounded to TF32 (__float_to_tf32), which the tensor cores truncate
+    uint64_t tensor_flops = 0;
+    uint64_t tf32_unrounded_inputs = 0;
     uint64_t max_thread_load_bytes = 0;          // global bytes loaded by the busiest thread
     uint64_t max_thread_store_bytes = 0;         // global bytes stored by the busiest thread
     std::vector<AllocationTraffic> allocations;  // allocations the kernel touched, in allocation order
