@@ -534,17 +534,21 @@ def grade_all_local(todo, out_root, trusted, jobs, backend, sandboxed):
             with slot_lock:
                 slots.append(slot)
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        try:
-            for future in concurrent.futures.as_completed([pool.submit(work, item) for item in todo]):
-                meta = future.result()
-                if meta:
-                    metas.append(meta)
-                    progress.finished(meta)
-        except KeyboardInterrupt:
-            sandbox.stop_all()  # the running sandboxes die now, so the workers finish within seconds
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+    # Not a `with` block: on Ctrl-C it would wait for every worker, and a worker between two sandboxed commands (a
+    # compile, a confinement check) can take a while on a busy machine. The main thread leaves at once instead
+    # (stopped_now() ends the process without joining the workers).
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs)
+    try:
+        for future in concurrent.futures.as_completed([pool.submit(work, item) for item in todo]):
+            meta = future.result()
+            if meta:
+                metas.append(meta)
+                progress.finished(meta)
+    except KeyboardInterrupt:
+        sandbox.stop_all()  # the running sandboxes die now, and no new one starts
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
     progress.close()
     return metas
 
@@ -750,8 +754,16 @@ def main(argv):
     return {"grade-all": cmd_grade_all, "grade-one": cmd_grade_one, "slurm-task": cmd_slurm_task}[args.command](args)
 
 
+def stopped_now():
+    """After Ctrl-C, once the gradebook of the finished students is written: ends the process without waiting for
+    worker threads still inside a submission (none of them writes to the gradebook)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(130)
+
+
 if __name__ == "__main__":
     try:
         sys.exit(main(sys.argv[1:]))
     except KeyboardInterrupt:
-        sys.exit(130)
+        stopped_now()
