@@ -89,6 +89,76 @@ def unquote(name):
     return re.sub(r"\\([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), name)
 
 
+# The widths of load and store the emulator's instrumentation counts (SanitizerCoverage's load and store callbacks):
+# any other access would be neither counted nor checked, so it is refused.
+COUNTED_BYTES = (1, 2, 4, 8, 16)
+ACCESS = re.compile(r"^\s*(?:%\S+\s*=\s*)?(load|store)\s+(?:atomic\s+)?(?:volatile\s+)?(.*)$")
+SCALAR_BYTES = {"half": 2, "bfloat": 2, "float": 4, "double": 8, "x86_fp80": 10, "fp128": 16, "ppc_fp128": 16,
+                "ptr": 8}
+
+
+def ir_type(text):
+    """The IR type at the start of text ("<8 x float>", "i40", "{ float, i8 }", "float*"), and the rest."""
+    text = text.lstrip()
+    if text[:1] in "<{[":
+        close = {"<": ">", "{": "}", "[": "]"}[text[0]]
+        depth = 0
+        for i, c in enumerate(text):
+            depth += c == text[0]
+            depth -= c == close
+            if depth == 0:
+                end = i + 1
+                break
+        else:
+            return text, ""
+    else:
+        end = len(re.match(r"[^\s,]*", text).group(0))
+    while text[end:end + 1] == "*":
+        end += 1
+    return text[:end], text[end:]
+
+
+def ir_type_bytes(t):
+    """How many bytes a load or store of IR type t moves; None where it cannot be told."""
+    t = t.strip()
+    if t.endswith("*") or t.startswith("ptr"):
+        return 8
+    m = re.fullmatch(r"i(\d+)", t)
+    if m:
+        return (int(m.group(1)) + 7) // 8
+    if t in SCALAR_BYTES:
+        return SCALAR_BYTES[t]
+    m = re.fullmatch(r"[<\[](\d+) x (.+)[>\]]", t)
+    if m:
+        bits = re.fullmatch(r"i(\d+)", m.group(2).strip())
+        if bits and t.startswith("<"):
+            return (int(m.group(1)) * int(bits.group(1)) + 7) // 8
+        each = ir_type_bytes(m.group(2))
+        return None if each is None else int(m.group(1)) * each
+    if t.startswith("{") and t.endswith("}"):
+        fields, rest = [], t[1:-1].strip()
+        while rest:
+            field, rest = ir_type(rest)
+            fields.append(ir_type_bytes(field))
+            rest = rest.lstrip().lstrip(",")
+        return None if None in fields else sum(fields)
+    return None
+
+
+def uncounted_access(line):
+    """(load or store, its type, its bytes) for an access of a width the emulator cannot count, else None. A type
+    whose width cannot be told here (a function pointer's, `void (float*)*`) is a pointer or an aggregate of
+    counted parts, and is let through."""
+    m = ACCESS.match(line)
+    if not m:
+        return None
+    t, rest = ir_type(m.group(2))
+    if rest.lstrip().startswith("("):  # a function type: what is loaded is a pointer to it
+        return None
+    size = ir_type_bytes(t)
+    return None if size is None or size in COUNTED_BYTES else (m.group(1), t, size)
+
+
 def check_ir(text, source):
     """Reasons to refuse the kernel, from the IR emucc compiled it from; source names the file in each reason."""
     lines = text.splitlines()
@@ -156,6 +226,12 @@ def check_ir(text, source):
                 break
             if ATOMIC.search(l):
                 reasons.append("%s: atomic builtins (__atomic_*, std::atomic) are not allowed: use atomicAdd" % where(l))
+                break
+            odd = uncounted_access(l)
+            if odd:
+                reasons.append("%s: a %s of %d bytes (%s) is not allowed: the emulator counts and checks loads and "
+                               "stores of 1, 2, 4, 8 and 16 bytes only; use float, int, double or a float2/float4 "
+                               "vector" % (where(l), odd[0], odd[2], odd[1]))
                 break
     for l in lines:
         m = SECTION.search(l)
