@@ -71,6 +71,7 @@ void collect_launches(Run& run) {
         ++run.kernel_launches;
         run.bytes_read += r.global_load_bytes;
         run.bytes_written += r.global_store_bytes;
+        run.shared_bytes_read += r.shared_load_bytes;
         run.tensor_flops += r.tensor_flops;
         run.tf32_unrounded_inputs += r.tf32_unrounded_inputs;
         for (const cudaemu::AllocationTraffic& a : r.allocations) {
@@ -389,6 +390,27 @@ Verdict check_reads_at_most(const Problem& p, const Run& run, uint64_t bytes, co
 Verdict check_reads_at_most_with_partials(const Problem& p, const Run& run, uint64_t bytes, uint64_t partial_bytes,
                                           const std::string& kernel_kind) {
     return check_reads(p, run, bytes, kernel_kind, partial_bytes);
+}
+
+Verdict check_shared_loads_per_fma(const Problem& p, const Run& run, int BM, int BN, int BK, int loads_per_fma_num,
+                                   int loads_per_fma_den, const std::string& reuse) {
+    if (!run.measured)
+        return {false, "shared-memory loads are only counted on the emulator (BACKEND=emu)", "register reuse"};
+    if (Verdict r = check_result(p, run); !r.ok)
+        return {false, "register reuse is only judged for a correct kernel, and this one is not: " + r.message,
+                r.check};
+    const uint64_t fmas = uint64_t(ceil_div(p.M, BM)) * BM * uint64_t(ceil_div(p.N, BN)) * BN * ceil_div(p.K, BK) * BK;
+    const uint64_t bound = fmas * loads_per_fma_num / loads_per_fma_den * sizeof(float);
+    if (run.shared_bytes_read <= bound) return {};
+    char ratio[64];
+    snprintf(ratio, sizeof ratio, "%.2f", double(run.shared_bytes_read) / sizeof(float) / double(fmas));
+    return {false,
+            p.description + ": your kernel loaded " + with_commas(run.shared_bytes_read) +
+                " bytes from shared memory, " + ratio + " floats per multiply-add; " + reuse + " loads at most " +
+                with_commas(bound) +
+                ". Keep what a thread uses for several multiply-adds in a register, and load it "
+                "from shared memory once",
+            "register reuse"};
 }
 
 Verdict check_tensor_cores(const Problem& p, const Run& run) {

@@ -51,6 +51,7 @@ struct Run {
     uint64_t bytes_read_A = 0, bytes_read_B = 0, bytes_written_C = 0;  // the same per matrix, and stored to C
     uint64_t bytes_read = 0;                                           // all global bytes loaded
     uint64_t bytes_written = 0;                                        // all global bytes stored
+    uint64_t shared_bytes_read = 0;                                    // all shared-memory bytes loaded, all threads
     uint64_t tensor_flops = 0;           // the FLOPs of the kernels' mma_sync calls (tensor cores)
     uint64_t tf32_unrounded_inputs = 0;  // TF32 inputs of those calls not rounded to TF32 (cudaemu.h)
     std::vector<uint32_t> C_writes;      // per element of C: how many kernel stores touched it
@@ -120,6 +121,12 @@ Verdict check_reads_at_most(const Problem& p, const Run& run, uint64_t bytes, co
 // A kernel that splits K may besides read back its partial sums from a buffer of its own, at most partial_bytes.
 Verdict check_reads_at_most_with_partials(const Problem& p, const Run& run, uint64_t bytes, uint64_t partial_bytes,
                                           const std::string& kernel_kind);
+// Register reuse (labs 4 and 5): the kernels' shared-memory loads, per multiply-add of a kernel with BM×BN block tiles
+// and BK-wide slices of K (every block's BM·BN outputs, each summed over K rounded up to BK), at most
+// loads_per_fma_num / loads_per_fma_den floats. Lab 4 reuses one value of B from a register for TM rows: (TM + 1) / TM;
+// lab 5 TM values of A and TN of B for a TM×TN tile: (TM + TN) / (TM·TN). `reuse` says what the bound expects.
+Verdict check_shared_loads_per_fma(const Problem& p, const Run& run, int BM, int BN, int BK, int loads_per_fma_num,
+                                   int loads_per_fma_den, const std::string& reuse);
 // Tensor cores (lab 7): the kernels' mma_sync calls did at least the 2·M·N·K FLOPs of the product (so none of it on
 // the CUDA cores), on inputs rounded to TF32 (__float_to_tf32), not left for the tensor cores to truncate.
 Verdict check_tensor_cores(const Problem& p, const Run& run);

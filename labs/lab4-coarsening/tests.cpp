@@ -43,6 +43,15 @@ TEST_CASE("coalesced: tile rows loaded and C stored by consecutive lanes (55x48 
                            "tile rows loaded with consecutive lanes"));
 }
 
+TEST_CASE("register reuse: at most (TM+1)/TM shared-memory loads per multiply-add (55x48 * 48x43, 130x70 * 70x150)") {
+    for (const Problem& p : {random_problem(55, 43, 48, 21), random_problem(130, 150, 70, 22)}) {
+        Verdict v = check_shared_loads_per_fma(p, run_student(p), BM, BN, BK, TM + 1, TM,
+                                               "a thread that keeps each value of B in a register for its TM rows");
+        expect(v);
+        if (!v.ok) return;
+    }
+}
+
 TEST_CASE("every element of C written exactly once, by kernel code") {
     Problem p = random_problem(55, 43, 48, 9);
     expect(check_written_once(p, run_student(p)));

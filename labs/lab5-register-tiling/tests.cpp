@@ -48,6 +48,18 @@ TEST_CASE("coalesced: float4 loads along tile rows and float4 stores of C (130x3
                            "tile rows loaded in float4s", kFloat4Advice));
 }
 
+TEST_CASE(
+    "register reuse: at most (TM+TN)/(TM*TN) shared-memory loads per multiply-add (55x48 * 48x43, 130x36 * "
+    "36x260)") {
+    for (const Problem& p : {random_problem(55, 43, 48, 22), random_problem(130, 260, 36, 23)}) {
+        Verdict v = check_shared_loads_per_fma(p, run_student(p), BM, BN, BK, TM + TN, TM * TN,
+                                               "a thread that keeps TM values of A and TN of B in registers for its "
+                                               "TM×TN outputs");
+        expect(v);
+        if (!v.ok) return;
+    }
+}
+
 TEST_CASE("every element of C written exactly once, by kernel code") {
     Problem p = random_problem(55, 43, 48, 9);
     expect(check_written_once(p, run_student(p)));
