@@ -72,6 +72,7 @@ void collect_launches(Run& run) {
         run.bytes_read += r.global_load_bytes;
         run.bytes_written += r.global_store_bytes;
         run.shared_bytes_read += r.shared_load_bytes;
+        run.barriers.push_back({r.kernel, uint64_t(r.grid.x) * r.grid.y * r.grid.z, r.block_barriers});
         run.tensor_flops += r.tensor_flops;
         run.tf32_unrounded_inputs += r.tf32_unrounded_inputs;
         for (const cudaemu::AllocationTraffic& a : r.allocations) {
@@ -411,6 +412,27 @@ Verdict check_shared_loads_per_fma(const Problem& p, const Run& run, int BM, int
                 ". Keep what a thread uses for several multiply-adds in a register, and load it "
                 "from shared memory once",
             "register reuse"};
+}
+
+Verdict check_one_barrier_per_slice(const Problem& p, const Run& run, int BK) {
+    if (!run.measured) return {false, "barriers are only counted on the emulator (BACKEND=emu)", "barriers"};
+    if (Verdict r = check_result(p, run); !r.ok)
+        return {false, "double buffering is only judged for a correct kernel, and this one is not: " + r.message,
+                r.check};
+    const uint64_t slices = ceil_div(p.K, BK);
+    for (const Run::LaunchBarriers& l : run.barriers) {
+        if (l.blocks == 0 || l.barriers <= l.blocks * (slices + 1)) continue;
+        char per_block[32];
+        snprintf(per_block, sizeof per_block, "%.1f", double(l.barriers) / double(l.blocks));
+        return {false,
+                p.description + ": each block of " + l.kernel + " met " + per_block + " __syncthreads() for " +
+                    std::to_string(slices) + " slices of K (BK = " + std::to_string(BK) +
+                    "); with two stages, the next slice is loaded into one "
+                    "while the other is read, and one barrier per slice is enough (at most " +
+                    std::to_string(slices + 1) + ", counting the one before the first slice)",
+                "barriers"};
+    }
+    return {};
 }
 
 Verdict check_tensor_cores(const Problem& p, const Run& run) {

@@ -52,12 +52,17 @@ struct Run {
     uint64_t bytes_read = 0;                                           // all global bytes loaded
     uint64_t bytes_written = 0;                                        // all global bytes stored
     uint64_t shared_bytes_read = 0;                                    // all shared-memory bytes loaded, all threads
-    uint64_t tensor_flops = 0;           // the FLOPs of the kernels' mma_sync calls (tensor cores)
-    uint64_t tf32_unrounded_inputs = 0;  // TF32 inputs of those calls not rounded to TF32 (cudaemu.h)
-    std::vector<uint32_t> C_writes;      // per element of C: how many kernel stores touched it
-    std::vector<int64_t> C_writer;       // per element of C: linear index of the block that stored it last, -1 if none
-    std::vector<uint32_t> A_reads;       // per element of A: how many kernel loads touched it
-    std::vector<uint32_t> B_reads;       // per element of B: the same
+    struct LaunchBarriers {
+        std::string kernel;
+        uint64_t blocks = 0, barriers = 0;  // barriers: block-wide barriers that opened, over all the blocks
+    };
+    std::vector<LaunchBarriers> barriers;  // per launch
+    uint64_t tensor_flops = 0;             // the FLOPs of the kernels' mma_sync calls (tensor cores)
+    uint64_t tf32_unrounded_inputs = 0;    // TF32 inputs of those calls not rounded to TF32 (cudaemu.h)
+    std::vector<uint32_t> C_writes;        // per element of C: how many kernel stores touched it
+    std::vector<int64_t> C_writer;  // per element of C: linear index of the block that stored it last, -1 if none
+    std::vector<uint32_t> A_reads;  // per element of A: how many kernel loads touched it
+    std::vector<uint32_t> B_reads;  // per element of B: the same
     struct LineReads {
         std::string matrix;  // "A" or "B"
         std::string where;   // "kernel.cu:36"
@@ -127,6 +132,10 @@ Verdict check_reads_at_most_with_partials(const Problem& p, const Run& run, uint
 // lab 5 TM values of A and TN of B for a TM×TN tile: (TM + TN) / (TM·TN). `reuse` says what the bound expects.
 Verdict check_shared_loads_per_fma(const Problem& p, const Run& run, int BM, int BN, int BK, int loads_per_fma_num,
                                    int loads_per_fma_den, const std::string& reuse);
+// The next slice in flight (lab 6's double buffering): no launch meets more than ceil(K/BK) + 1 block-wide barriers
+// per block (one per slice, and one before the first), where a kernel that loads a slice, waits, computes and waits
+// again meets two per slice.
+Verdict check_one_barrier_per_slice(const Problem& p, const Run& run, int BK);
 // Tensor cores (lab 7): the kernels' mma_sync calls did at least the 2·M·N·K FLOPs of the product (so none of it on
 // the CUDA cores), on inputs rounded to TF32 (__float_to_tf32), not left for the tensor cores to truncate.
 Verdict check_tensor_cores(const Problem& p, const Run& run);

@@ -148,6 +148,7 @@ void write_stats_line(const LaunchReport& r) {
         .field("constant_load_bytes", r.constant_load_bytes)
         .field("tensor_flops", r.tensor_flops)
         .field("tf32_unrounded_inputs", r.tf32_unrounded_inputs)
+        .field("block_barriers", r.block_barriers)
         .field("max_thread_load_bytes", r.max_thread_load_bytes)
         .field("max_thread_store_bytes", r.max_thread_store_bytes);
     requests_keys(w, r);
@@ -267,6 +268,7 @@ void finish_report(LaunchReport& r, const std::vector<Worker*>& workers) {
         r.shared_load_bytes += w->shared_load;
         r.shared_store_bytes += w->shared_store;
         r.tensor_flops += w->tensor_flops;
+        r.block_barriers += w->block_barriers;
         r.tf32_unrounded_inputs += w->tf32_unrounded_inputs;
         r.max_thread_load_bytes = std::max(r.max_thread_load_bytes, w->max_thread_load);
         r.max_thread_store_bytes = std::max(r.max_thread_store_bytes, w->max_thread_store);

@@ -286,6 +286,7 @@ BlockEnd run_block_threads(Worker& w, uint32_t started) {
         judge_pending_reads(w);
         finish_warp_requests(w);
         w.barrier_count = count;
+        ++w.block_barriers;
         w.interval_start = ++w.epoch;                           // everyone arrived: a new barrier interval begins
         if (waiter.at_grid_sync) return BlockEnd::kAtGridSync;  // released by the cooperative scheduler
         for (uint32_t t = 0; t < n; ++t) w.fibers[t].state = FiberState::kReady;
@@ -311,7 +312,7 @@ void begin_launch(Worker& w, Launch& L) {
     w.dynamic_limit = w.dynamic_lo + std::min(L.dynamic_shared_bytes, w.dynamic_size);
     w.dynamic_slack = w.dynamic_lo + w.dynamic_size - w.dynamic_limit;
     w.global_load = w.global_store = w.shared_load = w.shared_store = 0;
-    w.tensor_flops = w.tf32_unrounded_inputs = 0;
+    w.tensor_flops = w.tf32_unrounded_inputs = w.block_barriers = 0;
     w.max_thread_load = w.max_thread_store = 0;
     w.alloc_load.assign(g_allocations.size(), 0);
     w.alloc_store.assign(g_allocations.size(), 0);

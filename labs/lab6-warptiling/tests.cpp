@@ -76,6 +76,16 @@ TEST_CASE("coalesced: float4 loads along tile rows and float4 stores of C (130x3
                            "tile rows loaded in float4s", kFloat4Advice));
 }
 
+TEST_CASE(
+    "double buffering: one __syncthreads() per slice of K, the next slice in flight (130x36 * 36x260, 64x100 * "
+    "100x64)") {
+    for (const Problem& p : {random_problem(130, 260, 36, 34), random_problem(64, 64, 100, 35)}) {
+        Verdict v = check_one_barrier_per_slice(p, run_student(p), BK);
+        expect(v);
+        if (!v.ok) return;
+    }
+}
+
 TEST_CASE("every element of C written exactly once, by kernel code") {
     Problem p = random_problem(55, 43, 48, 9);
     expect(check_written_once(p, run_student(p)));

@@ -68,6 +68,9 @@ struct LaunchReport {
     // their 13 lowest mantissa bits set: inputs not rounded to TF32 (__float_to_tf32), which the tensor cores truncate
     uint64_t tensor_flops = 0;
     uint64_t tf32_unrounded_inputs = 0;
+    // Block-wide barriers (__syncthreads() and its kin) that opened, added up over the blocks: a block that meets
+    // one __syncthreads() per slice of K for 5 slices adds 5
+    uint64_t block_barriers = 0;
     uint64_t max_thread_load_bytes = 0;          // global bytes loaded by the busiest thread
     uint64_t max_thread_store_bytes = 0;         // global bytes stored by the busiest thread
     std::vector<AllocationTraffic> allocations;  // allocations the kernel touched, in allocation order
