@@ -42,6 +42,7 @@ from course.results import Status, TestResult
 
 LABS = labs.folders()
 HIDDEN_DIR = os.path.join(ROOT, "grader", "hidden")
+HIDDEN_HEADER_BYTES = 5 * 4  # hidden_run.cpp's file: five int32 (M, N, two errors, the copies of A or B), then C
 HIDDEN_CASES = 2             # hidden problems per lab
 HIDDEN_VISIBILITY = "after_published"
 ARCHIVE_MAX_BYTES = 50 << 20  # unpacked size of one student's archive
@@ -376,7 +377,7 @@ def run_hidden(lab, out_dir, trusted, box, results, rng):
             hidden.append(entry)
             continue
         # the sandbox's file, copied through a channel that checks it; then judged outside the sandbox
-        data = read_untrusted(saved, 16 + 4 * M * N)
+        data = read_untrusted(saved, HIDDEN_HEADER_BYTES + 4 * M * N)
         with tempfile.NamedTemporaryFile(dir=trusted.dir, suffix=".bin") as copy:
             copy.write(data or b"")
             copy.flush()
