@@ -15,7 +15,7 @@ PYFLAKES ?= pyflakes3
 CLANG_FORMAT ?= clang-format
 TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: test test-list test-build format test-format test-python test-lint test-lessons test-perf test-grader test-nvcc bench-emu
+.PHONY: test test-list test-build test-handout-build format test-format test-python test-lint test-lessons test-perf test-grader test-nvcc bench-emu
 
 # Each suite is independent of the others; what several of them build (the emulator's runtime, its test programs,
 # the catalogue's kernels) is built first, once, on every core. tests/run_suites.py runs them and says how long
@@ -28,8 +28,12 @@ test-list:
 	@printf '%s\n' $(TESTS)
 
 test-build:
-	@$(MAKE) --no-print-directory -s -j$(TEST_JOBS) test-emulator-build
 	@$(PYTHON) -m course.catalogue materialise >/dev/null
+	@$(MAKE) --no-print-directory -s -j$(TEST_JOBS) test-emulator-build test-handout-build
+
+# the handout, as tests/grader/conftest.py builds it for the suites that check it (under its lock, with its stamp)
+test-handout-build:
+	@$(PYTEST) -q -p no:cacheprovider tests/grader/test_handout_build.py
 
 # -- layout: one layout for the C++ and CUDA sources, written in .clang-format (Google's style, 4-space indentation,
 # 120 columns). Folders with a .clang-format of their own that disables it are left as they are: the emulator's test

@@ -1,5 +1,5 @@
-"""`make grade-all RUNNER=slurm` against a one-node Slurm this file starts and stops (make test-slurm, part of make
-test).
+"""`make grade-all SUBMISSIONS=dir RUNNER=slurm`, the README's line, run in a fresh copy of the course against a
+one-node Slurm this file starts and stops (make test-slurm, part of make test).
 
 Starts munged and a Slurm controller and node daemon on this machine, once for the file, each with its files in a
 temporary folder and on ports of its own, grades a small class through a Slurm job array, then grades the same class
@@ -127,7 +127,7 @@ class Cluster:
 
 def make_class(folder):
     os.makedirs(os.path.join(folder, "correct", LABS[0]))
-    shutil.copy(os.path.join(ROOT, "grader", "solutions", LABS[0], "kernel.cu"), os.path.join(folder, "correct", LABS[0]))
+    shutil.copy(os.path.join(ROOT, "solutions", LABS[0], "kernel.cu"), os.path.join(folder, "correct", LABS[0]))
     with tarfile.open(os.path.join(folder, "skeleton.tar.gz"), "w:gz") as t:
         t.add(toolchain.skeleton(LABS[-1]), "%s/kernel.cu" % LABS[-1])
     with open(os.path.join(folder, "broken.zip"), "wb") as f:
@@ -142,10 +142,12 @@ def gradebook(out):
         return {r["student"]: (r["status"], r["total"]) for r in csv.DictReader(f)}
 
 
-def grade_all_via_slurm(submissions, out, env):
-    return subprocess.run([sys.executable, "-m", "grader.classgrade", "grade-all", "--submissions", submissions,
-                           "--out", out, "--runner", "slurm", "--backend", "emu"],
-                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+def grade_all_via_slurm(course, submissions, env):
+    """The README's line, as written, in a fresh copy of the course (conftest.fresh): its gradebook is
+    course/build/grade-all."""
+    env = {k: v for k, v in env.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "CUDAEMU_CACHE")}
+    return subprocess.run(["make", "grade-all", "SUBMISSIONS=" + submissions, "RUNNER=slurm", "BACKEND=emu"],
+                          capture_output=True, text=True, env=env, cwd=course, timeout=900)
 
 
 @pytest.fixture(scope="module")
@@ -181,14 +183,15 @@ def cluster(started):
 
 
 @pytest.fixture(scope="module")
-def via_slurm(cluster, tmp):
-    """The class graded once through the Slurm job array: submissions, out, proc and seconds."""
+def via_slurm(cluster, tmp, fresh):
+    """The class graded once through the Slurm job array, from a fresh copy of the course: submissions, out, proc
+    and seconds."""
     submissions = os.path.join(tmp, "class")
     make_class(submissions)
-    out = os.path.join(tmp, "slurm-graded")
     started = time.time()
-    proc = grade_all_via_slurm(submissions, out, cluster.env)
-    return SimpleNamespace(submissions=submissions, out=out, proc=proc, seconds=time.time() - started)
+    proc = grade_all_via_slurm(fresh, submissions, cluster.env)
+    return SimpleNamespace(course=fresh, submissions=submissions, out=os.path.join(fresh, "build", "grade-all"),
+                           proc=proc, seconds=time.time() - started)
 
 
 def test_a_one_node_slurm_starts(started):
@@ -226,6 +229,6 @@ def test_the_slurm_gradebook_is_the_local_one(via_slurm, tmp):
 
 
 def test_a_second_slurm_run_submits_nothing(via_slurm, cluster):
-    proc = grade_all_via_slurm(via_slurm.submissions, via_slurm.out, cluster.env)
+    proc = grade_all_via_slurm(via_slurm.course, via_slurm.submissions, cluster.env)
     assert proc.returncode == 0 and " 0 to grade" in proc.stdout and "submitting" not in proc.stdout, \
         "a second Slurm run submits nothing: every result is kept\n" + proc.stdout[-2000:]
