@@ -269,15 +269,21 @@ namespace {
 
 // With every A element a and every B element b, each element of C is K products a·b. A wrong value that is a whole
 // number of them says how many products the kernel added up.
-std::string constant_hint(const Problem& p, float got) {
-    if (p.A.empty() || p.B.empty() || !std::isfinite(got)) return "";
+// A loop over K that stops early (a phase count that rounds down) leaves every element of C short by the same number
+// of products; only then is it said. An index bug leaves some elements right, or sums of different lengths.
+std::string constant_hint(const Problem& p, const std::vector<float>& C) {
+    if (p.A.empty() || p.B.empty() || C.empty()) return "";
+    const float got = C[0];
+    if (!std::isfinite(got)) return "";
+    for (float c : C)
+        if (c != got) return "";
     const float a = p.A[0], b = p.B[0];
     for (float x : p.A)
         if (x != a) return "";
     for (float x : p.B)
         if (x != b) return "";
     const double products = double(got) / (double(a) * b);
-    if (a * b == 0 || products < 0 || products >= p.K || products != std::floor(products)) return "";
+    if (a * b == 0 || products <= 0 || products >= p.K || products != std::floor(products)) return "";
     return "; that is " + with_commas(uint64_t(products)) + " of the K = " + std::to_string(p.K) +
            " products a·b added up: does a loop over K stop early (a count of phases that rounds down)?";
 }
@@ -336,7 +342,7 @@ Verdict check_result(const Problem& p, const Run& run) {
     v.ok = false;
     v.message = buf;
     v.check = "correctness";
-    if (run.findings.empty()) v.message += constant_hint(p, run.C[first]);  // a race can sum anything
+    if (run.findings.empty()) v.message += constant_hint(p, run.C);  // a race can sum anything
     append_diagnostics(v.message, run, "the emulator also found ");
     return v;
 }

@@ -33,7 +33,7 @@ test-build:
 
 # the handout, as tests/grader/conftest.py builds it for the suites that check it (under its lock, with its stamp)
 test-handout-build:
-	@$(PYTEST) -q -p no:cacheprovider tests/grader/test_handout_build.py
+	@$(PYTEST) -q tests/grader/test_handout_build.py
 
 # -- layout: one layout for the C++ and CUDA sources, written in .clang-format (Google's style, 4-space indentation,
 # 120 columns). Folders with a .clang-format of their own that disables it are left as they are: the emulator's test
