@@ -27,6 +27,7 @@ import random
 import re
 import shutil
 import stat
+import struct
 import subprocess
 import sys
 import tarfile
@@ -143,17 +144,47 @@ def prescan_tar(archive):
         raise Rejected("bad-archive", "the tar.gz archive cannot be read: %s" % e)
 
 
+def zip_entry_count(archive):
+    """How many entries a zip's end of central directory says it holds (its zip64 record's count where the classic
+    field is full), read from the file's last bytes before zipfile builds an object per entry; None if there is no
+    such record (zipfile then says what is wrong)."""
+    with open(archive, "rb") as f:
+        f.seek(0, os.SEEK_END)
+        size = f.tell()
+        f.seek(max(0, size - (22 + 0xFFFF)))
+        tail = f.read()
+    at = tail.rfind(b"PK\x05\x06")
+    if at < 0 or len(tail) < at + 22:
+        return None
+    count = struct.unpack_from("<H", tail, at + 10)[0]
+    locator = tail.rfind(b"PK\x06\x07", 0, at)
+    if count == 0xFFFF and locator >= 0 and len(tail) >= locator + 20:
+        offset = struct.unpack_from("<Q", tail, locator + 8)[0]
+        with open(archive, "rb") as f:
+            f.seek(offset)
+            record = f.read(56)
+        if record[:4] == b"PK\x06\x06" and len(record) >= 40:
+            count = struct.unpack_from("<Q", record, 32)[0]
+    return count
+
+
 def unpack(archive, dest):
     """Unpacks a student's archive into dest, refusing anything that could land outside it."""
     os.makedirs(dest, exist_ok=True)
     if os.path.getsize(archive) > ARCHIVE_MAX_FILE_BYTES:
         raise Rejected("bad-archive", "the archive is larger than %d MiB" % (ARCHIVE_MAX_FILE_BYTES >> 20))
     if archive.endswith(".zip"):
+        count = zip_entry_count(archive)
+        if count is not None and count > ARCHIVE_MAX_FILES:  # before zipfile reads a central directory that size
+            raise Rejected("bad-archive", "the archive holds more than %d files (%d)" % (ARCHIVE_MAX_FILES, count))
         try:
             with zipfile.ZipFile(archive) as z:
+                infos = z.infolist()
+                if any(i.flag_bits & 0x1 for i in infos):
+                    raise Rejected("bad-archive", "the zip archive is encrypted: upload it without a password")
                 extract([(i.filename, i.is_dir(), not stat.S_ISLNK(i.external_attr >> 16), i.file_size,
-                          lambda i=i: z.open(i)) for i in z.infolist()], dest)
-        except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, NotImplementedError) as e:
+                          lambda i=i: z.open(i)) for i in infos], dest)
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, NotImplementedError, RuntimeError) as e:
             raise Rejected("bad-archive", "the zip archive cannot be read: %s" % e)
         return
     prescan_tar(archive)
@@ -174,13 +205,18 @@ def extract(members, dest):
     if len(members) > ARCHIVE_MAX_FILES:
         raise Rejected("bad-archive", "the archive holds more than %d files" % ARCHIVE_MAX_FILES)
     total = 0
-    for name, _, plain, size, _ in members:
+    seen = set()
+    for name, is_dir, plain, size, _ in members:
         if len(name.encode("utf-8", errors="surrogateescape")) > ARCHIVE_MAX_NAME:
             raise Rejected("unsafe-archive", "a name in the archive is longer than %d bytes" % ARCHIVE_MAX_NAME)
         if not safe_member_name(name):
             raise Rejected("unsafe-archive", "'%s' in the archive points outside it" % shown_name(name))
         if not plain:
             raise Rejected("unsafe-archive", "'%s' in the archive is not a plain file or folder" % shown_name(name))
+        normal = os.path.normpath(name.replace("\\", "/")).lower()  # as a case-insensitive file system may see it
+        if normal in seen and not is_dir:  # which copy would win is the unpacker's choice, not the student's
+            raise Rejected("bad-archive", "'%s' is in the archive twice" % shown_name(name))
+        seen.add(normal)
         total += size
         if total > ARCHIVE_MAX_BYTES:
             raise Rejected("bad-archive", "the archive unpacks to more than %d MiB" % (ARCHIVE_MAX_BYTES >> 20))

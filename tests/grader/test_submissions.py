@@ -145,3 +145,42 @@ def test_the_lab_folders_are_found_at_the_top_or_in_one_folder(tmp_path):
     (tmp_path / "d" / "mine").mkdir(parents=True)
     with pytest.raises(Rejected, match="no lab folder"):
         classgrade.locate_labs(str(tmp_path / "d"))
+
+
+def test_an_encrypted_zip_is_a_bad_archive(tmp_path):
+    archive = zip_of(tmp_path / "locked.zip", [("%s/kernel.cu" % LAB, "// mine\n")])
+    data = bytearray(open(archive, "rb").read())
+    # the general-purpose flag's bit 0 (encrypted), in the local header and the central directory
+    for signature, offset in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        at = data.find(signature)
+        data[at + offset] |= 0x01
+    open(archive, "wb").write(bytes(data))
+    with pytest.raises(Rejected, match="encrypted") as e:
+        classgrade.unpack(archive, str(tmp_path / "out"))
+    assert e.value.status == "bad-archive"
+
+
+def test_a_zip_of_400000_entries_is_refused_from_its_end_record(tmp_path, monkeypatch):
+    # the central directory is never read: zipfile is not even asked
+    archive = zip_of(tmp_path / "many.zip", [("f%d" % i, "") for i in range(3)])
+    data = bytearray(open(archive, "rb").read())
+    at = data.rfind(b"PK\x05\x06")
+    data[at + 8:at + 12] = (0xFFFF).to_bytes(2, "little") * 2  # entries on this disk, and in all
+    open(archive, "wb").write(bytes(data))
+    monkeypatch.setattr(classgrade.zipfile, "ZipFile", lambda *a, **k: pytest.fail("the zip was opened"))
+    with pytest.raises(Rejected, match="more than %d files" % classgrade.ARCHIVE_MAX_FILES) as e:
+        classgrade.unpack(archive, str(tmp_path / "out"))
+    assert e.value.status == "bad-archive"
+
+
+@pytest.mark.parametrize("names", [["%s/kernel.cu" % LAB, "%s/kernel.cu" % LAB],
+                                   ["%s/kernel.cu" % LAB, "%s/./kernel.cu" % LAB],
+                                   ["%s/Kernel.cu" % LAB, "%s/kernel.cu" % LAB]])
+def test_a_member_twice_is_a_bad_archive(tmp_path, names):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # zipfile warns of the duplicate name it writes
+        archive = zip_of(tmp_path / "twice.zip", [(n, "// %d\n" % i) for i, n in enumerate(names)])
+    with pytest.raises(Rejected, match="in the archive twice") as e:
+        classgrade.unpack(archive, str(tmp_path / "out"))
+    assert e.value.status == "bad-archive" and not (tmp_path / "out" / LAB).exists()
