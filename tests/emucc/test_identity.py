@@ -53,3 +53,14 @@ def test_asking_which_compiler_builds_it_is_refused_at_its_line(tmp_path, test, 
 def test_own_lines_keeps_the_files_lines_by_number():
     text = '# 1 "kernel.cu"\nint a;\n\n# 1 "lab.h" 1\nint b;\n# 4 "kernel.cu" 2\nint   c ;\n'
     assert identity.own_lines(text, "kernel.cu") == {1: "int a;", 4: "int c ;"}
+
+
+def test_the_compiler_is_the_same_whatever_path_reached_it(tmp_path):
+    """The runtime object is named by the compiler's identity: an LLVM bin/ first on the PATH (another path string
+    to the same clang++) must name the same object, or a sandbox with another PATH finds it missing."""
+    from cudaemu_cc.toolchain import compiler_identity
+    clang = find_clang()
+    link = tmp_path / "clang++"
+    link.symlink_to(clang)
+    assert compiler_identity(str(link)) == compiler_identity(clang)
+    assert "InstalledDir" not in compiler_identity(clang) and "clang version" in compiler_identity(clang)

@@ -13,7 +13,7 @@ from .errors import Error
 from .ir import (detach_coverage_flags, fuse_device_multiply_adds, rewrite_ir, route_by_alignment,
                  strip_stack_slot_callbacks)
 from .source import rewrite_source
-from .toolchain import clang_major, find_clang, find_tool, have_boost_context, run
+from .toolchain import clang_major, compiler_identity, find_clang, find_tool, have_boost_context, run
 
 EMU_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(os.path.dirname(EMU_DIR))
@@ -162,10 +162,13 @@ class Build:
 
     def runtime_object(self):
         """The emulator's runtime object, built into the cache ($CUDAEMU_CACHE, else build/emu) if missing; its path.
-        Named by a hash of the compiler, the fiber kind and every runtime source, so a change rebuilds it."""
+        Named by a hash of the compiler's identity, the fiber kind and every runtime source, so a change rebuilds
+        it."""
         cache = os.environ.get("CUDAEMU_CACHE") or os.path.join(ROOT, "build", "emu")
         os.makedirs(cache, exist_ok=True)
-        h = hashlib.sha1((self.clang + (" boost" if self.boost else " ucontext")).encode())
+        # named by the compiler's identity, never by the path string that found it: the grader and its sandbox may
+        # reach the same clang++ through different PATHs
+        h = hashlib.sha1((compiler_identity(self.clang) + (" boost" if self.boost else " ucontext")).encode())
         for p in RUNTIME_SOURCES:
             with open(p, "rb") as f:
                 h.update(f.read())

@@ -22,6 +22,17 @@ def find_clang():
                 "CUDAEMU_CLANG")
 
 
+def compiler_identity(clang):
+    """What names the compiler whatever path string reached it: the binary it resolves to (its real path, size and
+    modification time) and what it says of its version, less the InstalledDir line, which is the path it was called
+    by (/usr/bin, or /usr/lib/llvm-14/bin when that is first on the PATH)."""
+    real = os.path.realpath(clang)
+    st = os.stat(real)
+    out = subprocess.run([clang, "--version"], capture_output=True, text=True).stdout
+    version = "\n".join(l for l in out.splitlines() if not l.startswith("InstalledDir:"))
+    return "%s %d %d\n%s" % (real, st.st_size, int(st.st_mtime), version)
+
+
 def clang_major(clang):
     """clang's major version; an Error below 14, the oldest the emulator's IR passes read."""
     out = subprocess.run([clang, "--version"], capture_output=True, text=True).stdout
