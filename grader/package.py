@@ -94,7 +94,7 @@ def copy_files(files, dest):
 
 
 # The README's sections for instructors are left out of the handout, and its first commands are the student's.
-INSTRUCTOR_SECTIONS = ("## Instructors", "## Grading a class")
+INSTRUCTOR_SECTIONS = ("## Instructors", "## Grading a class", "### Instructor-only")
 STUDENT_START = """```
 tools/install-deps && make lab1
 make help
@@ -118,8 +118,10 @@ Read [lesson 1](docs/lab1-naive.md), fill in the kernel, its launcher and the ho
 
 
 def student_readme(text):
-    """The course README without its instructor sections, starting with the student's first commands."""
-    sections = re.split(r"(?m)^(?=## )", text)
+    """The course README without its instructor sections (a section's subsections go with it; a subsection of its
+    own, `### Instructor-only ...`, goes alone), starting with the student's first commands."""
+    sections = [sub for section in re.split(r"(?m)^(?=## )", text) if not section.startswith(INSTRUCTOR_SECTIONS)
+                for sub in re.split(r"(?m)^(?=### )", section)]
     kept = [s for s in sections if not s.startswith(INSTRUCTOR_SECTIONS)]
     out = []
     for s in kept:

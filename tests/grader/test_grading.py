@@ -722,6 +722,12 @@ def handout_readme(handout):
         return f.read()
 
 
+def test_the_handouts_readme_names_no_instructor_only_folder(handout):
+    readme = handout_readme(handout)
+    named = [t for t in INSTRUCTOR_ONLY if re.search(r"(?<![\w/.-])%s/" % re.escape(t), readme)]
+    assert not named, "the handout's README names folders the handout does not have: %s" % named
+
+
 def test_the_handouts_readme_is_the_students(handout):
     readme = handout_readme(handout)
     assert "## Instructors" not in readme and "## Grading a class" not in readme and "SUBMISSION=solutions" not in \
