@@ -88,11 +88,11 @@ def labs_of(results):
 # ---------------------------------------------------------------------------------------------------------------
 # results.json (Gradescope)
 # ---------------------------------------------------------------------------------------------------------------
-def results_json(results, backend):
+def results_json(results, backend, note=""):
     return {
         "score": round(sum(r.score for r in results), 2),
-        "output": "Graded on the %s." % ("GPU (traffic and safety on the CPU emulator)" if backend == "gpu"
-                                         else "CPU emulator"),
+        "output": "Graded on the %s.%s" % ("GPU (traffic and safety on the CPU emulator)" if backend == "gpu"
+                                           else "CPU emulator", " " + clean(note) if note else ""),
         "tests": [{"name": clean(r.title()), "score": r.score, "max_score": r.max_score,
                    "status": "passed" if r.earned else "failed", "output": clean(cap_output(r.report_output())),
                    "visibility": r.visibility}
@@ -119,10 +119,11 @@ def junit_xml(results):
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def write_reports(results, out_dir, backend):
-    """Writes results.json and junit.xml into out_dir; returns the total score."""
+def write_reports(results, out_dir, backend, note=""):
+    """Writes results.json (with `note`, a sentence for the student, after what it was graded on) and junit.xml
+    into out_dir; returns the total score."""
     os.makedirs(out_dir, exist_ok=True)
-    doc = results_json(results, backend)
+    doc = results_json(results, backend, note)
     with open(os.path.join(out_dir, "results.json"), "w") as f:
         json.dump(doc, f, indent=2, ensure_ascii=False)
         f.write("\n")

@@ -250,23 +250,39 @@ def refuse_links(folder):
                 raise Rejected("bad-layout", "the submission holds more than %d files" % ARCHIVE_MAX_FILES)
 
 
-def locate_labs(folder):
-    """{lab: kernel.cu path} for the lab folders in `folder`, or in its one subfolder (an archive of labs/)."""
+def locate_labs(folder, only=None):
+    """({lab: kernel.cu path}, [labs left out]) for the lab folders of a submission: in `folder` itself, in its
+    labs/ (a copy of the whole course), or in either of those under its one subfolder (an archive of labs/, a
+    repository's archive from GitHub: name-main/labs/...). With `only` (a one-lab assignment), that lab alone;
+    its kernel may also be a lone kernel.cu, at the top or in the one subfolder; the other labs found are left out,
+    and listed."""
     def labs_in(d):
         return {lab: os.path.join(d, lab, "kernel.cu") for lab in LABS if os.path.isdir(os.path.join(d, lab))}
     if not any(os.scandir(folder)):
         raise Rejected("empty", "the submission is empty")
-    found = labs_in(folder)
+    subs = [e.path for e in os.scandir(folder) if e.is_dir() and not e.name.startswith(("__MACOSX", "."))]
+    tops = [folder] + (subs if len(subs) == 1 else [])
+    found = {}
+    for d in [r for top in tops for r in (top, os.path.join(top, "labs"))]:
+        if os.path.isdir(d) and not os.path.islink(d):
+            found = labs_in(d)
+            if found:
+                break
+    left_out = []
+    if only:
+        left_out = sorted(lab for lab in found if lab != only)
+        found = {only: found[only]} if only in found else {}
+        lone = [os.path.join(top, "kernel.cu") for top in tops if os.path.isfile(os.path.join(top, "kernel.cu"))]
+        if not found and lone and not left_out:  # a lone kernel.cu, not another lab's
+            found = {only: lone[0]}
     if not found:
-        subs = [e.path for e in os.scandir(folder) if e.is_dir() and not e.name.startswith(("__MACOSX", "."))]
-        if len(subs) == 1:
-            found = labs_in(subs[0])
-    if not found:
-        raise Rejected("bad-layout", "no lab folder (%s) in the submission" % ", ".join(LABS))
+        wanted = only or ", ".join(LABS)
+        raise Rejected("bad-layout", "no lab folder (%s)%s in the submission" % (
+            wanted, " and no lone kernel.cu" if only else ""))
     for lab, kernel in found.items():
         if os.path.islink(kernel) or os.path.islink(os.path.dirname(kernel)):
             raise Rejected("unsafe-archive", "%s/kernel.cu is a symbolic link" % lab)
-    return found
+    return found, left_out
 
 
 def content_hash(entry):
@@ -429,9 +445,10 @@ def run_hidden(lab, out_dir, trusted, box, results, rng):
     return hidden
 
 
-def grade_submission(entry, student, out_dir, work_root, trusted, slot=0, backend="emu", sandboxed=True, key=""):
-    """Grades one entry; writes out_dir/results.json, junit.xml and meta.json; returns the meta dict.
-    Never raises for anything the submission does."""
+def grade_submission(entry, student, out_dir, work_root, trusted, slot=0, backend="emu", sandboxed=True, key="",
+                     only=None):
+    """Grades one entry; writes out_dir/results.json, junit.xml and meta.json; returns the meta dict. With `only`
+    (a lab folder's name), that lab alone: a one-lab assignment. Never raises for anything the submission does."""
     started = time.time()
     work = os.path.join(work_root, student)
     shutil.rmtree(work, ignore_errors=True)
@@ -450,7 +467,9 @@ def grade_submission(entry, student, out_dir, work_root, trusted, slot=0, backen
         elif not os.path.isdir(entry):
             raise Rejected("bad-layout", "not a folder, .zip or .tar.gz")
         refuse_links(folder)
-        kernels = locate_labs(folder)
+        kernels, left_out = locate_labs(folder, only)
+        if left_out:
+            meta["left_out"] = left_out
         rng = random.SystemRandom()
         for lab in LABS:
             if lab not in kernels:
@@ -473,7 +492,9 @@ def grade_submission(entry, student, out_dir, work_root, trusted, slot=0, backen
     if sandbox.stopping.is_set():  # Ctrl-C: what was cut short is not a result; the next run grades it again
         shutil.rmtree(work, ignore_errors=True)
         return None
-    results.write_reports(found, out_dir, backend)
+    note = "This assignment grades %s alone; left out of the submission: %s." % (
+        only, ", ".join(meta["left_out"])) if meta.get("left_out") else ""
+    results.write_reports(found, out_dir, backend, note)
     meta["seconds"] = round(time.time() - started, 1)
     with open(os.path.join(out_dir, "meta.json.tmp"), "w") as f:
         json.dump(meta, f, indent=2)
@@ -747,9 +768,18 @@ def cmd_grade_one(args):
     out_dir = os.path.abspath(args.out)
     trusted = Trusted(os.path.join(ROOT, "build", "grade-one"), backend)
     slot = sandbox.claim_slots(1)[0] if sandboxed else 0
+    only = None
+    if args.lab:
+        try:
+            only = labs.find(args.lab).folder
+        except labs.LabError as e:
+            raise SystemExit("classgrade: --lab: %s" % e)
     meta = grade_submission(os.path.abspath(args.submission), args.name or "submission", out_dir,
-                            os.path.join(ROOT, "build", "grade-one", ".work"), trusted, slot, backend, sandboxed)
+                            os.path.join(ROOT, "build", "grade-one", ".work"), trusted, slot, backend, sandboxed,
+                            only=only)
     os.remove(os.path.join(out_dir, "meta.json"))
+    if meta.get("left_out"):
+        say("this assignment grades %s alone; left out of the submission: %s" % (only, ", ".join(meta["left_out"])))
     say("%s: %s, %g points%s" % (args.name or "submission", meta["status"], meta.get("total", 0),
                                  " (%s)" % meta["reason"] if meta["reason"] else ""))
     say("wrote %s" % os.path.join(out_dir, "results.json"))
@@ -775,6 +805,7 @@ def main(argv):
     p.add_argument("--submission", required=True)
     p.add_argument("--out", required=True)
     p.add_argument("--name")
+    p.add_argument("--lab", help="grade this lab alone (a one-lab assignment); a lone kernel.cu is that lab's")
     p.add_argument("--backend")
     p.add_argument("--no-sandbox", action="store_true")
     p.add_argument("--sandbox", choices=("yes", "auto", "setpriv", "no"), default="yes",

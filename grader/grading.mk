@@ -4,7 +4,9 @@
 #        RUNNER=slurm                 one Slurm array task per submission (SLURM_PARTITION, SLURM_GPUS, SLURM_TIME)
 #        JOBS=n                       submissions at once (default: one per core)
 #   make handout                      the student release: build/handout/course/ and course.tar.gz
-#   make gradescope                   the Gradescope autograder: build/gradescope/autograder.zip
+#   make gradescope                   the Gradescope autograder of every lab: build/gradescope/autograder.zip
+#   make autograder LAB=3             one lab's, for an assignment per lab: build/gradescope/<lab>/autograder.zip;
+#                                     it grades that lab alone, from a lone kernel.cu too
 #   make test-grading                 class grading's tests (part of make test)
 #   make test-slurm                   RUNNER=slurm against a one-node Slurm it starts (part of make test)
 #   make test-readme                  every command the README and docs/*.md show, run as written: the students'
@@ -13,7 +15,7 @@
 
 CLASSGRADE := $(PYTHON) -m grader.classgrade
 
-.PHONY: grade-all handout gradescope test-grading test-slurm test-readme bench-grading
+.PHONY: grade-all handout gradescope autograder test-grading test-slurm test-readme bench-grading
 
 grade-all:
 	@test -n "$(SUBMISSIONS)" || { echo "grade-all: say where the submissions are: make grade-all SUBMISSIONS=dir" >&2; exit 2; }
@@ -25,6 +27,10 @@ handout:
 
 gradescope:
 	@$(PYTHON) -m grader.package gradescope
+
+autograder:
+	@test -n "$(LAB)" || { echo "autograder: say which lab: make autograder LAB=3 (make gradescope: every lab)" >&2; exit 2; }
+	@$(PYTHON) -m grader.package autograder "$(LAB)"
 
 TESTS += test-grading test-slurm test-readme
 

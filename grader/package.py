@@ -3,6 +3,8 @@
 
     python3 -m grader.package handout       build/handout/course/ and build/handout/course.tar.gz   (make handout)
     python3 -m grader.package gradescope    build/gradescope/autograder.zip                        (make gradescope)
+    python3 -m grader.package autograder 3  build/gradescope/lab3-boundary/autograder.zip: lab 3 alone
+                                                                                   (make autograder LAB=3)
 
 The handout is what students get: the course without its instructor-only trees, grader/ (the solutions, the
 catalogue, hidden tests, class grading) and tests/ (the course's own tests), left out whole. So it has the labs,
@@ -48,8 +50,10 @@ set -euo pipefail
 root="${AUTOGRADER_ROOT:-/autograder}"
 cd "$root/source"
 mkdir -p "$root/results"
+lab=()
+if [ -s assignment_lab ]; then lab=(--lab "$(cat assignment_lab)"); fi  # a one-lab autograder (make autograder LAB=N)
 exec python3 -m grader.classgrade grade-one --submission "$root/submission" --out "$root/results" \\
-  --backend "${BACKEND:-emu}" --sandbox auto
+  --backend "${BACKEND:-emu}" --sandbox auto "${lab[@]}"
 """
 
 
@@ -182,11 +186,16 @@ def cmd_handout():
     return 0
 
 
-def cmd_gradescope():
-    out = os.path.join(ROOT, "build", "gradescope")
+def cmd_gradescope(lab=None):
+    """The all-labs autograder, or with `lab` one that grades that lab alone (one Gradescope assignment per lab):
+    the lab's folder name in assignment_lab, which run_autograder passes on."""
+    out = os.path.join(ROOT, "build", "gradescope", lab or "")
     tree = os.path.join(out, "source")
     shutil.rmtree(out, ignore_errors=True)
     copy_files(autograder_files(), tree)
+    if lab:
+        with open(os.path.join(tree, "assignment_lab"), "w") as f:
+            f.write(lab + "\n")
     for name, text in (("setup.sh", SETUP_SH), ("run_autograder", RUN_AUTOGRADER)):
         with open(os.path.join(tree, name), "w") as f:
             f.write(text)
@@ -202,15 +211,27 @@ def cmd_gradescope():
                 info.compress_type = zipfile.ZIP_DEFLATED
                 with open(path, "rb") as src:
                     z.writestr(info, src.read())
-    say("wrote %s (setup.sh and run_autograder at its top)" % os.path.relpath(archive))
+    say("wrote %s (setup.sh and run_autograder at its top%s)" % (
+        os.path.relpath(archive), "; it grades %s alone" % lab if lab else ""))
     return 0
 
 
+def cmd_autograder(lab_name):
+    try:
+        lab = labs.find(lab_name).folder
+    except labs.LabError as e:
+        raise SystemExit("package: %s" % e)
+    return cmd_gradescope(lab)
+
+
 def main(argv):
-    commands = {"handout": cmd_handout, "gradescope": cmd_gradescope}
-    if len(argv) != 1 or argv[0] not in commands:
-        raise SystemExit("usage: python3 -m grader.package handout|gradescope")
-    return commands[argv[0]]()
+    if argv[:1] == ["handout"] and len(argv) == 1:
+        return cmd_handout()
+    if argv[:1] == ["gradescope"] and len(argv) == 1:
+        return cmd_gradescope()
+    if argv[:1] == ["autograder"] and len(argv) == 2:
+        return cmd_autograder(argv[1])
+    raise SystemExit("usage: python3 -m grader.package handout | gradescope | autograder LAB")
 
 
 if __name__ == "__main__":

@@ -819,3 +819,54 @@ def test_run_autograder_grades_a_fake_autograder_tree(autograder):
     assert proc.returncode == 0 and doc.get("score") == 100 and len(hidden) == 2 * classgrade.HIDDEN_CASES, \
         "run_autograder grades a fake /autograder/submission (a solution and a skeleton: 100 points) into " \
         "results/results.json\n" + proc.stdout[-2000:] + proc.stderr[-2000:] + json.dumps(doc)[:1000]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# One Gradescope assignment per lab: make autograder LAB=N
+# ---------------------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def one_lab_autograder(tmp):
+    """make autograder LAB=1, unpacked into a fake /autograder of its own: (root, source, make's process)."""
+    proc = subprocess.run(["make", "-s", "autograder", "LAB=1"], capture_output=True, text=True, cwd=ROOT)
+    archive = os.path.join(ROOT, "build", "gradescope", LABS[0], "autograder.zip")
+    if proc.returncode != 0 or not os.path.isfile(archive):
+        pytest.fail("make autograder LAB=1 failed\n" + proc.stdout + proc.stderr)
+    root = os.path.join(tmp, "one-lab-autograder")
+    source = os.path.join(root, "source")
+    with zipfile.ZipFile(archive) as z:
+        z.extractall(source)
+        for info in z.infolist():
+            os.chmod(os.path.join(source, info.filename), (info.external_attr >> 16) & 0o777 or 0o644)
+    return root, source, proc
+
+
+@pytest.mark.parametrize("layout", ["repository", "lone kernel.cu"])
+def test_a_one_lab_autograder_grades_that_lab_alone(one_lab_autograder, layout):
+    """A repository's archive holding lab 1 and lab 3 (both right) scores lab 1's 100, not 200, and says lab 3 was
+    left out; a lone kernel.cu is lab 1's."""
+    root, source, _ = one_lab_autograder
+    submission = os.path.join(root, "submission")
+    shutil.rmtree(submission, ignore_errors=True)
+    shutil.rmtree(os.path.join(root, "results"), ignore_errors=True)
+    if layout == "repository":
+        for lab in (LABS[0], "lab3-boundary"):
+            os.makedirs(os.path.join(submission, "course-main", "labs", lab))
+            shutil.copy(os.path.join(ROOT, "solutions", lab, "kernel.cu"),
+                        os.path.join(submission, "course-main", "labs", lab))
+    else:
+        os.makedirs(submission)
+        shutil.copy(os.path.join(ROOT, "solutions", LABS[0], "kernel.cu"), submission)
+    env = dict(os.environ, AUTOGRADER_ROOT=root, **LIMITS)
+    proc = subprocess.run([os.path.join(source, "run_autograder")], capture_output=True, text=True, env=env)
+    try:
+        with open(os.path.join(root, "results", "results.json")) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        doc = {"error": str(e)}
+    labs_graded = {t["name"].split(":")[0] for t in doc.get("tests", [])}
+    left_out = "left out of the submission: lab3-boundary" in doc.get("output", "")
+    assert proc.returncode == 0 and doc.get("score") == 100 and labs_graded == {LABS[0]} and \
+        left_out == (layout == "repository"), \
+        "one-lab autograder, %s: lab 1 alone, 100 points%s\n%s" % (
+            layout, ", lab 3 said to be left out" if layout == "repository" else "",
+            proc.stdout[-2000:] + proc.stderr[-2000:] + json.dumps(doc)[:1500])

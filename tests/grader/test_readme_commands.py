@@ -108,6 +108,7 @@ COMMANDS = {
                                                   words=("gradebook.csv",)),
         "make grade-all SUBMISSIONS=dir RUNNER=slurm": Command("suite", run="make -n test-slurm"),
         "make gradescope": Command("fresh", words=("autograder.zip",)),
+        "make autograder LAB=3": Command("fresh", words=("lab3-boundary/autograder.zip", "grades lab3-boundary alone")),
         "tools/install-deps all": Command("fresh", words=("all packages present",)),
         "make bench-grading": Command("suite", run="make -n bench-grading"),
         # The emulator and the GPU

@@ -135,10 +135,10 @@ def test_a_folder_with_a_link_or_a_fifo_is_refused(tmp_path):
 
 def test_the_lab_folders_are_found_at_the_top_or_in_one_folder(tmp_path):
     (tmp_path / "a" / LAB).mkdir(parents=True)
-    assert classgrade.locate_labs(str(tmp_path / "a")) == {LAB: str(tmp_path / "a" / LAB / "kernel.cu")}
+    assert classgrade.locate_labs(str(tmp_path / "a"))[0] == {LAB: str(tmp_path / "a" / LAB / "kernel.cu")}
     (tmp_path / "b" / "labs" / LAB).mkdir(parents=True)
     (tmp_path / "b" / "__MACOSX").mkdir()
-    assert list(classgrade.locate_labs(str(tmp_path / "b"))) == [LAB]
+    assert list(classgrade.locate_labs(str(tmp_path / "b"))[0]) == [LAB]
     (tmp_path / "c").mkdir()
     with pytest.raises(Rejected, match="empty"):
         classgrade.locate_labs(str(tmp_path / "c"))
@@ -184,3 +184,46 @@ def test_a_member_twice_is_a_bad_archive(tmp_path, names):
     with pytest.raises(Rejected, match="in the archive twice") as e:
         classgrade.unpack(archive, str(tmp_path / "out"))
     assert e.value.status == "bad-archive" and not (tmp_path / "out" / LAB).exists()
+
+
+def lab_tree(root, labs, under=""):
+    for lab in labs:
+        folder = os.path.join(str(root), under, lab)
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, "kernel.cu"), "w") as f:
+            f.write("// %s\n" % lab)
+
+
+OTHER = classgrade.LABS[2]
+
+
+@pytest.mark.parametrize("under", ["", "labs", "course-main", "course-main/labs"])
+def test_the_labs_are_found_in_a_folder_a_copy_of_the_course_or_a_repositorys_archive(tmp_path, under):
+    lab_tree(tmp_path, [LAB, OTHER], under)
+    found, left_out = classgrade.locate_labs(str(tmp_path))
+    assert sorted(found) == sorted([LAB, OTHER]) and left_out == []
+    assert found[LAB] == os.path.join(str(tmp_path), under, LAB, "kernel.cu")
+
+
+def test_a_one_lab_assignment_grades_its_lab_and_lists_the_others(tmp_path):
+    lab_tree(tmp_path, [LAB, OTHER], "course-main/labs")
+    found, left_out = classgrade.locate_labs(str(tmp_path), only=OTHER)
+    assert found == {OTHER: os.path.join(str(tmp_path), "course-main", "labs", OTHER, "kernel.cu")}
+    assert left_out == [LAB]
+
+
+@pytest.mark.parametrize("under", ["", "mine"])
+def test_a_lone_kernel_is_the_assignments_lab(tmp_path, under):
+    os.makedirs(tmp_path / under, exist_ok=True)
+    (tmp_path / under / "kernel.cu").write_text("// lone\n")
+    found, left_out = classgrade.locate_labs(str(tmp_path), only=OTHER)
+    assert found == {OTHER: os.path.join(str(tmp_path), under, "kernel.cu")} and left_out == []
+    with pytest.raises(Rejected, match="no lab folder") as e:  # an all-labs assignment cannot tell which lab
+        classgrade.locate_labs(str(tmp_path))
+    assert e.value.status == "bad-layout"
+
+
+def test_a_one_lab_assignment_without_its_lab_says_which_it_wanted(tmp_path):
+    lab_tree(tmp_path, [LAB])
+    with pytest.raises(Rejected, match="no lab folder \\(%s\\) and no lone kernel.cu" % OTHER):
+        classgrade.locate_labs(str(tmp_path), only=OTHER)
