@@ -433,9 +433,12 @@ def test_ctrl_c_stops_grade_all_and_keeps_what_was_finished(graded):
     os.makedirs(student)
     shutil.copy(os.path.join(MALICIOUS, "lab1", "infinite_loop.cu"), os.path.join(student, "kernel.cu"))
     env = dict(os.environ, **dict(LIMITS, GRADE_CPU_S="120", GRADE_WALL_S="120"))
+    # Ctrl-C's signal as a terminal delivers it: a test run started in the background by a shell (`make test &`)
+    # inherits SIGINT ignored, and Python then never turns it into KeyboardInterrupt
     proc = subprocess.Popen([sys.executable, "-m", "grader.classgrade", "grade-all",
                              "--submissions", submissions, "--out", out, "--jobs", "2", "--backend", "emu"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT)
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 300
     while time.time() < deadline and not os.path.isfile(os.path.join(out, ".work", "zz_spinner", "build", "emu",
                                                                         LABS[0], "tests")):
