@@ -285,7 +285,26 @@ def locate_labs(folder, only=None):
     return found, left_out
 
 
+def submission_bytes(entry):
+    """(the bytes a submission holds, from the file system's sizes: nothing is read; whether a grader takes that
+    many: ARCHIVE_MAX_FILE_BYTES for an archive, ARCHIVE_MAX_BYTES for a folder, what an archive may unpack to)."""
+    if os.path.islink(entry):
+        return 0, True
+    if os.path.isfile(entry):
+        size = os.path.getsize(entry)
+        return size, size <= ARCHIVE_MAX_FILE_BYTES
+    total = 0
+    for dirpath, _, filenames in os.walk(entry):
+        for name in filenames:
+            try:
+                total += os.lstat(os.path.join(dirpath, name)).st_size
+            except OSError:
+                pass
+    return total, total <= ARCHIVE_MAX_BYTES
+
+
 def content_hash(entry):
+    """A hash of what the submission holds, read in blocks: memory stays bounded whatever a file's size."""
     h = hashlib.sha256()
     if os.path.islink(entry):
         h.update(b"link\0" + os.fsencode(os.readlink(entry)))
@@ -302,7 +321,8 @@ def content_hash(entry):
             h.update(os.fsencode(os.path.relpath(path, entry)) + b"\0")
             if os.path.isfile(path) and not os.path.islink(path):
                 with open(path, "rb") as f:
-                    h.update(f.read())
+                    for block in iter(lambda: f.read(1 << 20), b""):
+                        h.update(block)
             h.update(b"\0")
     return h.hexdigest()
 
@@ -562,6 +582,13 @@ def plan(entries, out_root, backend):
                          "total": 0, "reason": "%s have the same name in the gradebook: rename all but one" % others})
             continue
         try:
+            size, fits = submission_bytes(entry)
+            if not fits:  # before anything is read: one student's 4 GiB file must not cost the class its gradebook
+                kept.append({"student": student, "status": "too-large", "total": 0,
+                             "reason": "the submission is %.1f MiB; a %s may hold at most %d MiB" % (
+                                 size / (1 << 20), "archive" if os.path.isfile(entry) else "folder",
+                                 (ARCHIVE_MAX_FILE_BYTES if os.path.isfile(entry) else ARCHIVE_MAX_BYTES) >> 20)})
+                continue
             key = content_hash(entry) + "-" + fingerprint
         except OSError as e:  # unreadable: that student's row says so, and the class goes on
             kept.append({"student": student, "status": "error", "total": 0,

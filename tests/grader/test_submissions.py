@@ -227,3 +227,25 @@ def test_a_one_lab_assignment_without_its_lab_says_which_it_wanted(tmp_path):
     lab_tree(tmp_path, [LAB])
     with pytest.raises(Rejected, match="no lab folder \\(%s\\) and no lone kernel.cu" % OTHER):
         classgrade.locate_labs(str(tmp_path), only=OTHER)
+
+
+def test_planning_a_class_with_a_sparse_4_gib_file_reads_nothing_whole(tmp_path):
+    """grade-all's plan, in a process that may not map 1 GiB: the folder with a 4 GiB (sparse) file beside its
+    kernel is too-large, with its size, and the honest student beside it is planned for grading."""
+    import subprocess
+    import sys
+    lab_tree(tmp_path / "class" / "honest", [LAB])
+    lab_tree(tmp_path / "class" / "huge", [LAB])
+    with open(tmp_path / "class" / "huge" / LAB / "data.bin", "wb") as f:
+        f.truncate(4 << 30)
+    script = ("import json, sys; from grader import classgrade\n"
+              "todo, kept = classgrade.plan(sys.argv[1:], sys.argv[1] + '-out', 'emu')\n"
+              "print(json.dumps({'todo': [s for _, s, _ in todo], 'kept': kept}))\n")
+    entries = [str(tmp_path / "class" / n) for n in ("honest", "huge")]
+    proc = subprocess.run(["prlimit", "--as=%d" % (1 << 30), "--", sys.executable, "-c", script] + entries,
+                          capture_output=True, text=True, cwd=classgrade.ROOT, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    import json
+    planned = json.loads(proc.stdout)
+    assert planned["todo"] == ["honest"] and [(k["student"], k["status"]) for k in planned["kept"]] == \
+        [("huge", "too-large")] and "4096.0 MiB" in planned["kept"][0]["reason"], planned
