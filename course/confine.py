@@ -145,15 +145,23 @@ def ir_type_bytes(t):
     return None
 
 
-def uncounted_access(line):
-    """(load or store, its type, its bytes) for an access of a width the emulator cannot count, else None. A type
-    whose width cannot be told here (a function pointer's, `void (float*)*`) is a pointer or an aggregate of
-    counted parts, and is let through."""
+POINTER_OPERAND = re.compile(r",\s*(?:ptr|[^,]*?\*)\s+(%[-\w.]+)\s*(?=,|$)")
+
+
+def uncounted_access(line, stack=()):
+    """(load or store, its type, its bytes) for an access of a width the emulator cannot count, else None. Only a
+    scalar or a vector can be such an access: a type whose width cannot be told here (a function pointer's,
+    `void (float*)*`) and a first-class aggregate (`{ i64, i32 }`, how clang passes a dim3 by value) are let
+    through, and so is an access to one of the function's own stack slots (`stack`: the names its allocas define,
+    which the emulator does not count as memory, and which builds without LLVM's opt keep)."""
     m = ACCESS.match(line)
     if not m:
         return None
     t, rest = ir_type(m.group(2))
-    if rest.lstrip().startswith("("):  # a function type: what is loaded is a pointer to it
+    if rest.lstrip().startswith("(") or t.startswith(("{", "[")):
+        return None
+    pointers = POINTER_OPERAND.findall(rest)
+    if pointers and pointers[-1] in stack:
         return None
     size = ir_type_bytes(t)
     return None if size is None or size in COUNTED_BYTES else (m.group(1), t, size)
@@ -220,6 +228,7 @@ def check_ir(text, source):
             reasons.append("%s: inline assembly at file scope (asm(...) outside a function) is not allowed" % source)
             break
     for name, (head, body) in functions.items():
+        stack = {m.group(1) for m in (re.match(r"^\s*(%[-\w.]+)\s*=\s*alloca\b", l) for l in body) if m}
         for l in body:
             if INLINE_ASM.search(l):
                 reasons.append("%s: inline assembly (asm, __asm__, __asm) is not allowed" % where(l))
@@ -227,7 +236,7 @@ def check_ir(text, source):
             if ATOMIC.search(l):
                 reasons.append("%s: atomic builtins (__atomic_*, std::atomic) are not allowed: use atomicAdd" % where(l))
                 break
-            odd = uncounted_access(l)
+            odd = uncounted_access(l, stack)
             if odd:
                 reasons.append("%s: a %s of %d bytes (%s) is not allowed: the emulator counts and checks loads and "
                                "stores of 1, 2, 4, 8 and 16 bytes only; use float, int, double or a float2/float4 "
