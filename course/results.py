@@ -50,6 +50,7 @@ class TestResult:
     max_score: float = 0.0
     score: float = 0.0
     withheld: str = ""  # why points a passed test would earn are not awarded
+    backend: str = ""   # where it ran, when a grade used both ("gpu" or "emu"; course/grading.py)
 
     @property
     def passed(self):

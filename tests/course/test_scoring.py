@@ -134,3 +134,22 @@ def test_failure_summary_names_each_lab_that_lost_points():
                          "kernel.cu does not build:\nk.cu:3: error: expected ';'\nmore"))
     line = results.failure_summary(rs, [LAB, OTHER])
     assert line == "%s: first line second; %s: kernel.cu does not build: k.cu:3: error: expected ';'" % (LAB, OTHER)
+
+
+def test_on_the_gpu_backend_a_correctness_case_must_pass_on_the_emulator_too():
+    """grade_lab with BACKEND=gpu: the GPU's correctness results stand, each failed where the emulator failed the
+    same case (a matmul() that copied A to the host is right on the GPU); the emulator's own correctness results
+    are not scored twice; other suites are the emulator's alone."""
+    from course import grading
+    rs = [TestResult(LAB, "right everywhere", "correctness", Status.PASSED, backend="gpu"),
+          TestResult(LAB, "copies A", "correctness", Status.PASSED, backend="gpu"),
+          TestResult(LAB, "right everywhere", "correctness", Status.PASSED, backend="emu"),
+          TestResult(LAB, "copies A", "correctness", Status.FAILED, "matmul() copied A or B", (), ("correctness",),
+                     backend="emu"),
+          TestResult(LAB, "reads", "traffic", Status.PASSED, backend="emu")]
+    merged = grading.both_backends(rs)
+    assert [(r.name, r.suite, r.status) for r in merged] == [
+        ("right everywhere", "correctness", Status.PASSED), ("copies A", "correctness", Status.FAILED),
+        ("reads", "traffic", Status.PASSED)]
+    assert "right on the GPU, but not on the CPU emulator" in merged[1].output and \
+        "matmul() copied A or B" in merged[1].output and merged[1].failed_checks == ("correctness",)
