@@ -16,7 +16,6 @@ Placeholders in a document (`dir`, `path/to/kernel.cu`, `LAB=N`, `[...]`) are re
 command; an entry without one runs the text as written. The lessons' commands are test_handout_commands.py's.
 """
 import csv
-import json
 import os
 import re
 import shutil
