@@ -1,12 +1,14 @@
 # tests/tests.mk — the course's own tests. Instructor-only, like the rest of tests/ (the student handout has none of
 # it). Included by the top-level Makefile.
 #
-#   make test                 every suite below, side by side on the cores (TEST_JOBS=n; default one per core),
-#                             after building once what several of them use; a table of their times at the end
-#   make test-list            the suites' names
+#   make test                 the suites below but those of TEST_ALL_ONLY, side by side on the cores (TEST_JOBS=n;
+#                             default one per core), after building once what several of them use; a table of their
+#                             times at the end (about 15 minutes on two cores)
+#   make test-all             every suite (what CI runs): make test's and the long ones, TEST_ALL_ONLY
+#   make test-list            every suite's name
 #   make test-SUITE           one suite on its own: test-emulator test-emucc test-nvcc test-format test-lint
-#                             test-python test-lessons test-perf test-grading test-slurm test-grader
-#                             test-external-runner test-external-in-suite
+#                             test-python test-lessons test-perf test-grading test-slurm test-readme
+#                             test-grader test-external-runner test-external-in-suite
 #   make format               rewrite the C++ and CUDA sources in .clang-format's layout
 #   make bench-emu            the emulator's speed on the lab 3 reference, next to Numba's CUDA simulator
 
@@ -15,25 +17,31 @@ PYFLAKES ?= pyflakes3
 CLANG_FORMAT ?= clang-format
 TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: test test-list test-build test-handout-build format test-format test-python test-lint test-lessons test-perf test-grader test-nvcc bench-emu
+.PHONY: test test-all test-list test-build format test-format test-python test-lint test-lessons test-perf test-grader test-nvcc bench-emu
 
-# Each suite is independent of the others; what several of them build (the emulator's runtime, its test programs,
-# the catalogue's kernels) is built first, once, on every core. tests/run_suites.py runs them and says how long
-# each took.
+# The long suites, left to make test-all: the self-test of the whole catalogue (test-grader), every kernel through
+# nvcc (test-nvcc), every README command in a fresh copy (test-readme), a Slurm cluster (test-slurm) and the
+# external programs (test-external-in-suite).
+TEST_ALL_ONLY = test-grader test-nvcc test-readme test-slurm test-external-in-suite
+
+# Each suite is independent of the others; what several of them use (the emulator's runtime, the catalogue's
+# kernels) is built first, once; the rest each suite builds as it goes, side by side with the others, every
+# shared output written under a temporary name and renamed into place (the handout under a lock: conftest.py).
+# tests/run_suites.py runs them and says how long each took.
 test: test-build
+	@echo "make test: leaves $(TEST_ALL_ONLY) to make test-all"
+	@$(PYTHON) tests/run_suites.py --jobs $(TEST_JOBS) $(filter-out $(TEST_ALL_ONLY),$(TESTS))
+
+test-all: test-build
 	@$(PYTHON) tests/run_suites.py --jobs $(TEST_JOBS) $(TESTS)
 
-# the suites make test runs, one per line
+# every suite (make test-all's), one per line
 test-list:
 	@printf '%s\n' $(TESTS)
 
 test-build:
 	@$(PYTHON) -m course.catalogue materialise >/dev/null
-	@$(MAKE) --no-print-directory -s -j$(TEST_JOBS) test-emulator-build test-handout-build
-
-# the handout, as tests/grader/conftest.py builds it for the suites that check it (under its lock, with its stamp)
-test-handout-build:
-	@$(PYTEST) -q tests/grader/test_handout_build.py
+	@$(EMUCC) --print-runtime-object >/dev/null
 
 # -- layout: one layout for the C++ and CUDA sources, written in .clang-format (Google's style, 4-space indentation,
 # 120 columns). Folders with a .clang-format of their own that disables it are left as they are: the emulator's test

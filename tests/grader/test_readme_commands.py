@@ -71,7 +71,7 @@ COMMANDS = {
     "README.md": {
         # Start here
         "tools/install-deps && make lab1": Command("handout", exit=1, words=("all packages present",) + LAB_FAILS),
-        "tools/install-deps all && make test": Command("suite", run="tools/install-deps all && make -n test"),
+        "tools/install-deps all && make test-all": Command("suite", run="tools/install-deps all && make -n test-all"),
         # Students
         "make lab1": Command("handout", exit=1, words=LAB_FAILS + ("the lesson is docs/lab1-naive.md",)),
         "make lab3": Command("handout", exit=1, words=LAB_FAILS + ("the lesson is docs/lab3-boundary.md",)),
@@ -95,6 +95,9 @@ COMMANDS = {
         "tools/install-deps grader && make grade SUBMISSION=solutions": Command(
             "fresh", words=("all packages present", FULL_MARKS)),
         "make test": Command("suite", run="make -n test"),
+        "make test-all": Command("suite", run="make -n test-all"),
+        "make test-list": Command("suite", run="make -n test-list"),
+        "make test-SUITE": Command("mention"),
         "make handout": Command("fresh", words=("course.tar.gz",)),
         "make pitfall": Command("mention"),
         "make grade": Command("fresh", words=("0/%d" % (100 * len(labs.folders())),)),
@@ -124,6 +127,7 @@ COMMANDS = {
     HANDOUT_README: {
         "tools/install-deps && make lab1": Command("handout", exit=1, words=("all packages present",) + LAB_FAILS),
         "make help": Command("handout", words=("make lab1", "make pitfall", "make traffic")),
+        "make": Command("mention"),
         "nvcc": Command("mention"),
         "make lab1": Command("handout", exit=1, words=LAB_FAILS + ("the lesson is docs/lab1-naive.md",)),
         "make lab3": Command("handout", exit=1, words=LAB_FAILS + ("the lesson is docs/lab3-boundary.md",)),
