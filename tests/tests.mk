@@ -19,10 +19,10 @@ TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: test test-all test-list test-build format test-format test-python test-lint test-lessons test-perf test-grader test-nvcc bench-emu
 
-# The long suites, left to make test-all: the self-test of the whole catalogue (test-grader), every kernel through
-# nvcc (test-nvcc), every README command in a fresh copy (test-readme), a Slurm cluster (test-slurm) and the
-# external programs (test-external-in-suite).
-TEST_ALL_ONLY = test-grader test-nvcc test-readme test-slurm test-external-in-suite
+# The long suites, left to make test-all: class grading end to end (test-grading), the self-test of the whole
+# catalogue (test-grader), every kernel through nvcc (test-nvcc), every README command in a fresh copy
+# (test-readme), a Slurm cluster (test-slurm) and the external programs (test-external-in-suite).
+TEST_ALL_ONLY = test-grading test-grader test-nvcc test-readme test-slurm test-external-in-suite
 
 # Each suite is independent of the others; what several of them use (the emulator's runtime, the catalogue's
 # kernels) is built first, once; the rest each suite builds as it goes, side by side with the others, every
