@@ -167,6 +167,11 @@ def uncounted_access(line, stack=()):
     return None if size is None or size in COUNTED_BYTES else (m.group(1), t, size)
 
 
+# The call emucc puts at the start of a basic block of device code (cudaemu_cc/ir.py's count_flops): constants only,
+# and no source line (a call the source makes has one)
+EMUCC_FLOPS_CALL = re.compile(r"^\s*call void @__cudaemu_flops\((?:i32 \d+, ){5}i32 \d+\)\s*$")
+
+
 def check_ir(text, source):
     """Reasons to refuse the kernel, from the IR emucc compiled it from; source names the file in each reason."""
     lines = text.splitlines()
@@ -228,6 +233,11 @@ def check_ir(text, source):
             reasons.append("%s: inline assembly at file scope (asm(...) outside a function) is not allowed" % source)
             break
     for name, (head, body) in functions.items():
+        for l in body:  # emucc's own calls count a basic block's arithmetic: constants, no source line
+            if "@__cudaemu_flops" in l and not EMUCC_FLOPS_CALL.match(l):
+                reasons.append("%s: using the emulator's arithmetic counter (__cudaemu_flops) is not allowed: "
+                               "it counts the arithmetic your kernels execute" % where(l))
+                break
         stack = {m.group(1) for m in (re.match(r"^\s*(%[-\w.]+)\s*=\s*alloca\b", l) for l in body) if m}
         for l in body:
             if INLINE_ASM.search(l):

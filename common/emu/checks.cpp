@@ -76,18 +76,26 @@ std::string describe_oob(uintptr_t a, size_t size) {
 }
 
 std::mutex g_host_access_mutex;
-std::set<uintptr_t> g_host_access_reported;
+std::set<uintptr_t> g_host_access_reported;  // printed once per source access, for the program's whole run
+std::vector<HostAccessReport> g_host_accesses;  // since clear_launches(), once per (source access, allocation)
 
 void host_access(uintptr_t a, size_t size, bool store, uintptr_t pc) {
     Allocation* al = live_allocation_containing(reinterpret_cast<void*>(a), size);
     if (al && (al->kind == Allocation::Kind::kManaged || al->kind == Allocation::Kind::kHostAlloc))
         return;  // host code may use managed and page-locked host memory
+    SourceLocation loc;
     {
         std::lock_guard<std::mutex> lock(g_host_access_mutex);
+        const std::string name = al ? al->name : "";
+        auto same = [&](const HostAccessReport& h) { return h.pc == pc && h.allocation == name; };
+        if (g_host_accesses.size() < 64 && std::none_of(g_host_accesses.begin(), g_host_accesses.end(), same)) {
+            loc = location_of(pc);
+            g_host_accesses.push_back({name, store, loc.file, loc.line, pc});
+        }
         if (!g_host_access_reported.insert(pc).second) return;
     }
     if (config().quiet) return;
-    SourceLocation loc = location_of(pc);
+    if (loc.file.empty()) loc = location_of(pc);
     fprintf(stderr,
             "%s: cudaemu: host-access: host code %s device memory%s%s%s — on a GPU this crashes; copy it with "
             "cudaMemcpy\n",
@@ -428,6 +436,12 @@ __attribute__((always_inline)) inline void on_access(uintptr_t a, size_t size, b
 
 }  // namespace
 
+const std::vector<HostAccessReport>& host_accesses() { return g_host_accesses; }
+void clear_host_accesses() {
+    std::lock_guard<std::mutex> lock(g_host_access_mutex);
+    g_host_accesses.clear();
+}
+
 void device_access(uintptr_t a, size_t size, bool store, uintptr_t pc, size_t align) {
     on_access(a, size, store, pc, align);
 }
@@ -465,6 +479,15 @@ CUDAEMU_ALIGNED_ALL(8)
 CUDAEMU_ALIGNED_ALL(16)
 #undef CUDAEMU_ALIGNED_ALL
 #undef CUDAEMU_ALIGNED
+// emucc calls this at the start of each basic block of device code that does floating-point arithmetic, with the
+// block's operations by kind (LaunchReport's fp32_fma ... fp64_add); outside a kernel (device code called from
+// the host) nothing is counted.
+void __cudaemu_flops(uint32_t fma32, uint32_t mul32, uint32_t add32, uint32_t fma64, uint32_t mul64, uint32_t add64) {
+    Worker* w = tls_worker;
+    if (!w || !w->current) return;
+    w->flops[0] += fma32, w->flops[1] += mul32, w->flops[2] += add32;
+    w->flops[3] += fma64, w->flops[4] += mul64, w->flops[5] += add64;
+}
 void __sanitizer_cov_bool_flag_init(bool*, bool*) {}
 void __sanitizer_cov_pcs_init(const uintptr_t*, const uintptr_t*) {}
 

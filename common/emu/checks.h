@@ -22,6 +22,7 @@ bool registered_access(Worker& w, uintptr_t a, size_t size, bool store, uintptr_
 // An access a runtime function makes for the current kernel thread (a warp matrix load or store): counted and
 // checked as an instrumented access of `size` bytes needing `align`-byte alignment, at `pc`.
 void device_access(uintptr_t a, size_t size, bool store, uintptr_t pc, size_t align);
+void clear_host_accesses();  // clear_launches()'s part: the host_accesses() list
 // At the end of a barrier interval: reads of shared bytes no thread had written are uninitialised reads, unless
 // another thread wrote them in the same interval (then they were one side of a race, already reported).
 void judge_pending_reads(Worker& w);

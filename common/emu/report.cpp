@@ -10,6 +10,7 @@
 
 #include "../json_writer.h"
 #include "api.h"
+#include "checks.h"
 #include "memory.h"
 #include "requests.h"
 #include "scheduler.h"
@@ -146,7 +147,16 @@ void write_stats_line(const LaunchReport& r) {
         .field("shared_load_bytes", r.shared_load_bytes)
         .field("shared_store_bytes", r.shared_store_bytes)
         .field("constant_load_bytes", r.constant_load_bytes)
+        .field("fp32_fma", r.fp32_fma)
+        .field("fp32_mul", r.fp32_mul)
+        .field("fp32_add", r.fp32_add)
+        .field("fp64_fma", r.fp64_fma)
+        .field("fp64_mul", r.fp64_mul)
+        .field("fp64_add", r.fp64_add)
         .field("tensor_flops", r.tensor_flops)
+        .field("tensor_tf32_flops", r.tensor_tf32_flops)
+        .field("tensor_f16_flops", r.tensor_f16_flops)
+        .field("tensor_bf16_flops", r.tensor_bf16_flops)
         .field("tf32_unrounded_inputs", r.tf32_unrounded_inputs)
         .field("block_barriers", r.block_barriers)
         .field("max_thread_load_bytes", r.max_thread_load_bytes)
@@ -268,6 +278,11 @@ void finish_report(LaunchReport& r, const std::vector<Worker*>& workers) {
         r.shared_load_bytes += w->shared_load;
         r.shared_store_bytes += w->shared_store;
         r.tensor_flops += w->tensor_flops;
+        r.tensor_tf32_flops += w->tensor_flops_by_type[0];
+        r.tensor_f16_flops += w->tensor_flops_by_type[1];
+        r.tensor_bf16_flops += w->tensor_flops_by_type[2];
+        r.fp32_fma += w->flops[0], r.fp32_mul += w->flops[1], r.fp32_add += w->flops[2];
+        r.fp64_fma += w->flops[3], r.fp64_mul += w->flops[4], r.fp64_add += w->flops[5];
         r.block_barriers += w->block_barriers;
         r.tf32_unrounded_inputs += w->tf32_unrounded_inputs;
         r.max_thread_load_bytes = std::max(r.max_thread_load_bytes, w->max_thread_load);
@@ -378,6 +393,7 @@ void clear_launches() {
     std::lock_guard<std::mutex> api(g_api_mutex);
     g_reports.clear();
     g_copies.clear();
+    clear_host_accesses();
 }
 
 }  // namespace cudaemu

@@ -132,6 +132,9 @@ struct Worker {
     uint64_t global_load = 0, global_store = 0, shared_load = 0, shared_store = 0;
     // tensor cores (wmma.cpp): FLOPs of the warps' mma_sync, and TF32 inputs with any of their low 13 bits set
     uint64_t tensor_flops = 0, tf32_unrounded_inputs = 0;
+    uint64_t tensor_flops_by_type[3] = {};  // kWmmaTf32, kWmmaHalf, kWmmaBf16
+    // floating-point arithmetic in kernel code (__cudaemu_flops): FP32 fma, mul, add, then FP64's
+    uint64_t flops[6] = {};
     uint64_t block_barriers = 0;  // block-wide barriers (__syncthreads and its kin) that opened, per block
     uint64_t max_thread_load = 0, max_thread_store = 0;
     std::vector<uint64_t> alloc_load, alloc_store;

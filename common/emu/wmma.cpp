@@ -188,6 +188,7 @@ void multiply(Worker& w, uint32_t warp, uint32_t lanes) {
     const int M = as.m, N = as.n, K = as.k;
     float A[32 * 16] = {}, B[16 * 32] = {}, C[32 * 32] = {};
     w.tensor_flops += 2ull * M * N * K;
+    if (as.type < 3) w.tensor_flops_by_type[as.type] += 2ull * M * N * K;
     for (uint32_t m = lanes; m; m &= m - 1) {
         const int lane = __builtin_ctz(m);
         const WmmaCall& call = call_of(w, warp, lane);

@@ -23,7 +23,7 @@ in that syntax.
 """
 import pytest
 
-from cudaemu_cc.ir import (detach_coverage_flags, fuse_device_multiply_adds, rewrite_ir, route_by_alignment,
+from cudaemu_cc.ir import (count_flops, detach_coverage_flags, fuse_device_multiply_adds, rewrite_ir, route_by_alignment,
                            strip_stack_slot_callbacks)
 
 VERSIONS = ["llvm14", "llvm16"]
@@ -505,3 +505,62 @@ def test_callback_not_followed_by_its_access_stays():
     # the line after a load callback is not a load: nothing to read the alignment from
     text = lines("  call void @__sanitizer_cov_load4(ptr %10)", "  store float %1, ptr %10, align 1")
     assert route_by_alignment(text) == text
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# count_flops
+# ---------------------------------------------------------------------------------------------------------------
+def flops_calls(ir):
+    """The arguments of every __cudaemu_flops call, in order, as tuples of ints."""
+    import re
+    return [tuple(int(n) for n in re.findall(r"i32 (\d+)", line)) for line in ir.splitlines()
+            if "call void @__cudaemu_flops(" in line]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_device_arithmetic_is_counted_and_host_arithmetic_is_not(version):
+    module = multiply_add_module(version)
+    counted = count_flops(module)
+    assert flops_calls(counted) == [(1, 0, 0, 0, 0, 0)]  # axpy's multiply-add; host_mad's is host code
+    definition = AXPY[version][0]
+    assert lines(definition, "  call void @__cudaemu_flops(i32 1, i32 0, i32 0, i32 0, i32 0, i32 0)") in counted
+    assert counted.endswith("declare void @__cudaemu_flops(i32, i32, i32, i32, i32, i32)\n")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_each_basic_block_counts_its_own_kinds_after_its_phi_nodes(version):
+    body = lines(
+        AXPY[version][0],
+        "  %4 = fmul contract float %0, %1, !dbg !1",
+        "  %5 = fsub float %4, %2",
+        "  br label %loop",
+        "",
+        "loop:                                             ; preds = %loop, %3",
+        "  %i = phi i32 [ 0, %3 ], [ %n, %loop ]",
+        "  %s = phi float [ %5, %3 ], [ %t, %loop ]",
+        "  %t = call contract float @llvm.fma.f32(float %s, float %0, float %1)",
+        "  %v = fadd <4 x float> zeroinitializer, zeroinitializer",
+        "  %w = call <2 x double> @llvm.fmuladd.v2f64(<2 x double> zeroinitializer, <2 x double> zeroinitializer, "
+        "<2 x double> zeroinitializer)",
+        "  %d = fmul double 1.0, 2.0",
+        "  %x = fneg float %t",
+        "  %n = add i32 %i, 1",
+        "  %c = icmp slt i32 %n, 10",
+        "  br i1 %c, label %loop, label %end",
+        "",
+        "end:",
+        "  ret float %t",
+        "}")
+    module = multiply_add_module(version).replace(lines(*AXPY[version], "}"), body)
+    counted = count_flops(module)
+    # the entry block: a mul and a subtract; the loop: an fma, 4 float adds, 2 double fmas, a double mul (fneg and
+    # integer arithmetic are not FLOPs); the end: nothing
+    assert flops_calls(counted) == [(0, 1, 1, 0, 0, 0), (1, 0, 4, 2, 1, 0)]
+    loop = counted.split("loop:")[1]
+    assert loop.index("%s = phi") < loop.index("@__cudaemu_flops") < loop.index("@llvm.fma.f32")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_no_count_without_device_code(version):
+    module = multiply_add_module(version).replace('c"cudaemu.device\\00"', 'c"something.else\\00"')
+    assert count_flops(module) == module

@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
-"""The emulator's warp-level requests, sectors and wavefronts against Nsight Compute's on a GPU.
+"""The emulator's warp-level requests, sectors and wavefronts, and its FLOP counts, against Nsight Compute's on a GPU.
 
   requests_ncu.py emu OUT.json [REGEX]    count on the emulator (any machine): every case, or those REGEX finds
   requests_ncu.py gpu OUT.json [REGEX]    count with ncu (a machine with an NVIDIA GPU and Nsight Compute); the
                                           cases already in OUT.json are kept
   requests_ncu.py table EMU.json GPU.json    the Markdown table of docs/results.md, one row per kernel launch
   requests_ncu.py summary EMU.json GPU.json  one row per catalogue kernel: which figures differ, if any
+  requests_ncu.py flops EMU.json GPU.json    the Markdown table of FLOPs by kind, one row per launch but the
+                                          catalogue's
+  requests_ncu.py record GPU.json CASE OUT   one case's launches as a GPU recording (one JSON object a line), as
+                                          tests/emu/programs/*.h100.json keep them
 
-The cases: tests/emu/programs/requests.cu (hand-computable patterns), every lab's reference and every kernel of
+The cases: tests/emu/programs/requests.cu and flops.cu (hand-computable patterns), every lab's reference and every kernel of
 the grader's catalogue, each at a shape of whole tiles and one with partial tiles (where its contract allows). A
 launch is matched by its order. A known-wrong kernel may compute wrong values (the counts still compare) or fault:
 its run then records the exit status, and the launches counted before the fault.
@@ -35,11 +39,25 @@ NCU = {
     "shared_store_requests": "smsp__sass_inst_executed_op_shared_st.sum",
     "shared_store_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
 }
+# Floating-point arithmetic, per thread that executed it; tensor cores: math ops (FLOPs) by input type, where this
+# GPU's Nsight Compute has them (figures that come back as -1 were not available; the names are the H100's).
+FLOP_KEYS = ["fp32_fma", "fp32_mul", "fp32_add", "fp64_fma", "fp64_mul", "fp64_add", "tensor_tf32_flops",
+             "tensor_f16_flops"]
+FLOP_NCU = {
+    "fp32_fma": "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+    "fp32_mul": "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
+    "fp32_add": "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
+    "fp64_fma": "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum",
+    "fp64_mul": "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum",
+    "fp64_add": "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum",
+    "tensor_tf32_flops": "sm__ops_path_tensor_src_tf32_dst_fp32.sum",
+    "tensor_f16_flops": "sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32.sum",
+}
 SHAPES = ["128x128x128", "100x75x130"]  # M x N x K: whole tiles of every lab, and partial ones
 
 
 def cases():
-    out = [("requests.cu", os.path.join(ROOT, "tests", "emu", "programs", "requests.cu"), None, [])]
+    out = [(name, os.path.join(ROOT, "tests", "emu", "programs", name), None, []) for name in ("requests.cu", "flops.cu")]
     kernels = [(lab, "solutions/%s/kernel.cu" % lab, os.path.join(ROOT, "solutions", lab, "kernel.cu"))
                for lab in labs.folders()]
     # the catalogue's kernels, materialised under build/catalogue and named as the grader names them
@@ -84,22 +102,38 @@ def count_emu(binary, args):
     env = dict(os.environ, CUDAEMU_STATS=stats, CUDAEMU_QUIET="1", CUDAEMU_REQUESTS="1", CUDAEMU_TIMEOUT="60")
     proc = subprocess.run([binary] + args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     launches = [json.loads(line) for line in open(stats)] if os.path.exists(stats) else []
-    counted = [dict({"kernel": r["kernel"]}, **{k: r.get(k, 0) for k in KEYS}) for r in launches]
+    counted = [dict({"kernel": r["kernel"]}, **{k: r.get(k, 0) for k in KEYS + FLOP_KEYS}) for r in launches]
     return {"exit": proc.returncode, "launches": counted}
 
 
-def launches_from_ncu(text):
-    """ncu's CSV (perfdata.parse_ncu_csv) -> one dict per launch, in order: its kernel's name and KEYS."""
+def launches_from_ncu(text, metrics=None):
+    """ncu's CSV (perfdata.parse_ncu_csv) -> one dict per launch, in order: its kernel's name and the figures of
+    `metrics` (key: metric; KEYS' by default), -1 for one the CSV lacks."""
     launches = perfdata.parse_ncu_csv(text)
+
+    def number(launch, metric):
+        try:
+            return int(float(str(launch[metric]).replace(",", "")))
+        except (KeyError, ValueError):
+            return -1
     return [dict({"kernel": launches[i]["kernel"].split("(")[0].split("<")[0]},
-                 **{key: int(launches[i][metric]) for key, metric in NCU.items()}) for i in sorted(launches)]
+                 **{key: number(launches[i], metric) for key, metric in (metrics or NCU).items()})
+            for i in sorted(launches)]
+
+
+def available_metrics():
+    """The FLOP_NCU metrics this GPU's Nsight Compute knows (names differ between GPU generations)."""
+    listed = subprocess.run(["ncu", "--query-metrics"], capture_output=True, text=True, timeout=300).stdout
+    names = {line.split()[0] for line in listed.splitlines() if line.strip()}
+    return {key: metric for key, metric in FLOP_NCU.items() if metric.rsplit(".", 1)[0] in names}
 
 
 def count_gpu(binary, args):
-    proc = subprocess.run(["ncu", "--csv", "--print-units", "base", "--metrics", ",".join(NCU.values()), binary]
+    metrics = dict(NCU, **available_metrics())
+    proc = subprocess.run(["ncu", "--csv", "--print-units", "base", "--metrics", ",".join(metrics.values()), binary]
                           + args, capture_output=True, text=True, timeout=600)
     try:
-        launches = launches_from_ncu(proc.stdout)
+        launches = launches_from_ncu(proc.stdout, metrics)
     except Exception:  # no launch profiled (a fault in the first, or none made)
         launches = []
     return {"exit": proc.returncode, "launches": launches}
@@ -130,6 +164,28 @@ def summary(emu, gpu):
     return rows
 
 
+def flops_table(emu, gpu):
+    """Markdown rows: per launch (the catalogue's left out), the FLOPs of each kind on the emulator, with the GPU's
+    beside any that differ; FP32 and FP64 count 2 per fma, and the columns by instruction follow."""
+    def flops(launch, kind):
+        return 2 * launch[kind + "_fma"] + launch[kind + "_mul"] + launch[kind + "_add"]
+
+    def cell(e, g):
+        return "{:,}".format(e) if g in (e, -1, None) else "**{:,}** (GPU {:,})".format(e, g)
+    rows = ["| case | kernel | FP32 FLOPs | FP64 FLOPs | tensor TF32 | tensor FP16 | FP32 fma, mul, add |",
+            "|---|---|---|---|---|---|---|"]
+    for name in emu:
+        if "/catalogue/" in name:
+            continue
+        for e, g in zip(emu[name]["launches"], gpu.get(name, {}).get("launches", [])):
+            kinds = ", ".join(cell(e[k], g.get(k)) for k in ("fp32_fma", "fp32_mul", "fp32_add"))
+            rows.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+                name, e["kernel"], cell(flops(e, "fp32"), flops(g, "fp32")), cell(flops(e, "fp64"), flops(g, "fp64")),
+                cell(e["tensor_tf32_flops"], g.get("tensor_tf32_flops")),
+                cell(e["tensor_f16_flops"], g.get("tensor_f16_flops")), kinds))
+    return rows
+
+
 def main():
     if len(sys.argv) in (3, 4) and sys.argv[1] in ("emu", "gpu"):
         backend, result = sys.argv[1], {}
@@ -156,6 +212,12 @@ def main():
             for e, g in zip(emu[name]["launches"], gpu.get(name, {}).get("launches", [])):
                 cells = [str(e[k]) if e[k] == g.get(k) else "**%d** (GPU %s)" % (e[k], g.get(k)) for k in KEYS]
                 print("| %s | %s | %s |" % (name, e["kernel"], " | ".join(cells)))
+    elif len(sys.argv) == 4 and sys.argv[1] == "flops":
+        print("\n".join(flops_table(*(json.load(open(p)) for p in sys.argv[2:]))))
+    elif len(sys.argv) == 5 and sys.argv[1] == "record":
+        launches = json.load(open(sys.argv[2]))[sys.argv[3]]["launches"]
+        with open(sys.argv[4], "w") as f:
+            f.write("[\n" + ",\n".join(json.dumps(launch) for launch in launches) + "\n]\n")
     elif len(sys.argv) == 4 and sys.argv[1] == "summary":
         print("\n".join(summary(*(json.load(open(p)) for p in sys.argv[2:]))))
     else:

@@ -10,7 +10,7 @@ import tempfile
 
 from . import identity
 from .errors import Error
-from .ir import (detach_coverage_flags, fuse_device_multiply_adds, rewrite_ir, route_by_alignment,
+from .ir import (count_flops, detach_coverage_flags, fuse_device_multiply_adds, rewrite_ir, route_by_alignment,
                  strip_stack_slot_callbacks)
 from .source import rewrite_source
 from .toolchain import clang_major, compiler_identity, find_clang, find_tool, have_boost_context, run
@@ -112,7 +112,7 @@ class Build:
         if not self.opt:
             ir = strip_stack_slot_callbacks(ir)
         with open(ll, "w") as f:
-            f.write(fuse_device_multiply_adds(detach_coverage_flags(rewrite_ir(route_by_alignment(ir)))))
+            f.write(count_flops(fuse_device_multiply_adds(detach_coverage_flags(rewrite_ir(route_by_alignment(ir))))))
         if self.emit_ir:
             shutil.copyfile(ll, self.emit_ir)
         # Identical calls in an if and its else must stay apart: merged callbacks would lose their source lines,

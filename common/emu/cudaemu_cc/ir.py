@@ -71,11 +71,9 @@ DEFINED_NAME = re.compile(r'^define [^@]*(@"?[-\w.$]+"?)\(')
 def fuse_device_multiply_adds(ir, host_fma=HOST_HAS_FMA):
     """llvm.fmuladd -> llvm.fma in the functions annotated as device code; with host_fma, those functions (and no
     others) also get the FMA instruction's target feature, in attribute groups of their own."""
-    marks = set(DEVICE_MARK.findall(ir))
-    table = re.search(r"^@llvm\.global\.annotations = .*$", ir, re.M)
-    if not marks or not table:
+    device = device_functions(ir)
+    if not device:
         return ir
-    device = {function for function, mark in ANNOTATION.findall(table.group(0)) if mark in marks}
     out, inside, fused, groups = [], False, set(), {}
     for line in ir.splitlines(keepends=True):
         if line.startswith("define "):
@@ -106,6 +104,84 @@ def fuse_device_multiply_adds(ir, host_fma=HOST_HAS_FMA):
         twin = re.search(r"^declare .*@llvm\.fmuladd\.%s\(.*$" % re.escape(suffix), ir, re.M)
         if twin:
             out.append("\n" + twin.group(0).replace("@llvm.fmuladd.", "@llvm.fma.") + "\n")
+    return "".join(out)
+
+
+# Floating-point arithmetic in device code is counted as it runs: each basic block of a device function that holds
+# any starts with one call that adds its operations, by kind (FP32 and FP64: fused multiply-adds, multiplies, adds
+# and subtracts, each lane of a vector apart), as Nsight Compute's sm__sass_thread_inst_executed_op_{ffma,fmul,fadd,
+# dfma,dmul,dadd} count them on a GPU. It runs before optimisation, so each counts as the source wrote it.
+FP_OP = re.compile(r"=\s+(fadd|fsub|fmul)\b[^<%]*?(<(\d+) x )?(float|double)\b|"
+                   r"call\b.*?@llvm\.(?:fma|fmuladd)\.(?:v(\d+))?(f32|f64)\(")
+LABEL = re.compile(r'^(?:[-\w.$]+|"[^"]*"):(?:\s|$)')
+FLOPS_CALL = "call void @__cudaemu_flops(i32 %d, i32 %d, i32 %d, i32 %d, i32 %d, i32 %d)"
+
+
+def device_functions(ir):
+    """The names (as the IR writes them, with their @) of the functions annotated as device code."""
+    marks = set(DEVICE_MARK.findall(ir))
+    table = re.search(r"^@llvm\.global\.annotations = .*$", ir, re.M)
+    if not marks or not table:
+        return set()
+    return {function for function, mark in ANNOTATION.findall(table.group(0)) if mark in marks}
+
+
+def block_flops(lines):
+    """[fp32 fma, mul, add, fp64 fma, mul, add] of a basic block's instruction lines."""
+    counts = [0] * 6
+    for line in lines:
+        m = FP_OP.search(line)
+        if not m:
+            continue
+        if m.group(1):
+            lanes, wide = int(m.group(3) or 1), m.group(4) == "double"
+            kind = 1 if m.group(1) == "fmul" else 2
+        else:
+            lanes, wide, kind = int(m.group(5) or 1), m.group(6) == "f64", 0
+        counts[kind + 3 * wide] += lanes
+    return counts
+
+
+def count_flops(ir):
+    """Each basic block of a device function with floating-point arithmetic gets a call to __cudaemu_flops (after
+    its phi nodes) adding what the block executes."""
+    device = device_functions(ir)
+    if not device:
+        return ir
+    out, block, inside, used = [], [], False, False
+
+    def flush():
+        nonlocal used
+        if not block:
+            return
+        counts = block_flops(block)
+        at = 1 if LABEL.match(block[0]) or block[0].startswith("define ") else 0
+        while at < len(block) and re.match(r"\s*(%[-\w.$]+ = )?(phi|landingpad)\b", block[at]):
+            at += 1
+        if any(counts):
+            block.insert(at, "  " + FLOPS_CALL % tuple(counts) + "\n")
+            used = True
+        out.extend(block)
+        block.clear()
+
+    for line in ir.splitlines(keepends=True):
+        if line.startswith("define "):
+            m = DEFINED_NAME.match(line)
+            inside = bool(m) and m.group(1) in device
+            if inside:
+                block.append(line)
+                continue
+        elif inside and line.startswith("}"):
+            flush()
+            inside = False
+        elif inside and LABEL.match(line):
+            flush()
+        if inside:
+            block.append(line)
+        else:
+            out.append(line)
+    if used and not re.search(r"^declare .*@__cudaemu_flops\(", ir, re.M):  # (the source may declare it too)
+        out.append("\ndeclare void @__cudaemu_flops(i32, i32, i32, i32, i32, i32)\n")
     return "".join(out)
 
 

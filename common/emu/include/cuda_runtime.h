@@ -251,9 +251,10 @@ inline float __logf(float x) { return logf(x); }
 inline float __sinf(float x) { return sinf(x); }
 inline float __cosf(float x) { return cosf(x); }
 inline float __powf(float a, float b) { return powf(a, b); }
-inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
-inline float __fadd_rn(float a, float b) { return a + b; }
-inline float __fmul_rn(float a, float b) { return a * b; }
+// device code: their arithmetic counts as the kernel's (LaunchReport::fp32_fma and its kin)
+__device__ inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
+__device__ inline float __fadd_rn(float a, float b) { return a + b; }
+__device__ inline float __fmul_rn(float a, float b) { return a * b; }
 inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
 inline int __float2int_rn(float x) { return static_cast<int>(nearbyintf(x)); }
 inline float __int_as_float(int x) { return __builtin_bit_cast(float, x); }

@@ -64,9 +64,21 @@ struct LaunchReport {
     uint64_t shared_load_bytes = 0;
     uint64_t shared_store_bytes = 0;
     uint64_t constant_load_bytes = 0;  // loads from __constant__ variables (not in global_load_bytes)
-    // Tensor cores: the FLOPs of every warp's mma_sync (2·m·n·k each), and how many TF32 inputs of them had any of
-    // their 13 lowest mantissa bits set: inputs not rounded to TF32 (__float_to_tf32), which the tensor cores truncate
+    // Floating-point arithmetic executed in kernel code, one per thread that executed it (as Nsight Compute's
+    // sm__sass_thread_inst_executed_op_{ffma,fmul,fadd,dfma,dmul,dadd}_pred_on count): fused multiply-adds (the
+    // compiler fuses `a * b + c` in one expression, as nvcc does), multiplies, and adds and subtracts; each lane of
+    // a vector counts. As the source wrote them: nvcc may fuse a multiply and an add of two statements (one fma
+    // where the emulator counts a mul and an add), which leaves the FLOPs the same. Division, square roots and the
+    // math library's functions are not counted, as Nsight Compute leaves them out of its FLOP counts.
+    uint64_t fp32_fma = 0, fp32_mul = 0, fp32_add = 0;
+    uint64_t fp64_fma = 0, fp64_mul = 0, fp64_add = 0;
+    uint64_t fp32_flops() const { return 2 * fp32_fma + fp32_mul + fp32_add; }
+    uint64_t fp64_flops() const { return 2 * fp64_fma + fp64_mul + fp64_add; }
+    // Tensor cores: the FLOPs of every warp's mma_sync (2·m·n·k each), in all and by the inputs' type, and how many
+    // TF32 inputs of them had any of their 13 lowest mantissa bits set: inputs not rounded to TF32
+    // (__float_to_tf32), which the tensor cores truncate
     uint64_t tensor_flops = 0;
+    uint64_t tensor_tf32_flops = 0, tensor_f16_flops = 0, tensor_bf16_flops = 0;
     uint64_t tf32_unrounded_inputs = 0;
     // Block-wide barriers (__syncthreads() and its kin) that opened, added up over the blocks: a block that meets
     // one __syncthreads() per slice of K for 5 slices adds 5
@@ -109,6 +121,19 @@ struct CopyReport {
     size_t bytes = 0;
 };
 const std::vector<CopyReport>& copies();
+
+// Host code that loaded or stored device memory directly (through a pointer cudaMalloc gave), which crashes the
+// program on a GPU; since the program started or since clear_launches(), once per source access and allocation.
+// The emulator's device memory is the process's own, so the access did happen here: a program (or a harness) that
+// must behave as on a GPU treats any as a failure.
+struct HostAccessReport {
+    std::string allocation;  // as in AllocationTraffic ("" when the address is in no live allocation)
+    bool store = false;
+    std::string file;  // the access's source line ("" and 0 when unknown)
+    int line = 0;
+    uintptr_t pc = 0;
+};
+const std::vector<HostAccessReport>& host_accesses();
 
 // Per 4-byte word of the allocation that starts at device_ptr, since cudaMalloc or reset_element_counts().
 struct ElementCounts {
