@@ -74,6 +74,8 @@ void collect_launches(Run& run) {
         run.shared_bytes_read += r.shared_load_bytes;
         run.barriers.push_back({r.kernel, uint64_t(r.grid.x) * r.grid.y * r.grid.z, r.block_barriers});
         run.tensor_flops += r.tensor_flops;
+        run.fp32_flops += r.fp32_flops();
+        run.fp64_flops += r.fp64_flops();
         run.tf32_unrounded_inputs += r.tf32_unrounded_inputs;
         for (const cudaemu::AllocationTraffic& a : r.allocations) {
             if (a.name == "A") run.bytes_read_A += a.load_bytes;
@@ -107,6 +109,10 @@ void collect_launches(Run& run) {
         if (c.from == "A" || c.from == "B")
             run.AB_copies.push_back(c.from + ": " + with_commas(c.bytes) + " bytes to " +
                                     (c.to.empty() ? std::string("the host") : "the device buffer " + c.to));
+    for (const cudaemu::HostAccessReport& h : cudaemu::host_accesses())
+        run.host_accesses.push_back((h.line ? h.file + ":" + std::to_string(h.line) + ": " : std::string()) +
+                                    (h.store ? "writes " : "reads ") +
+                                    (h.allocation.empty() ? std::string("device memory") : h.allocation));
     for (const Finding& f : run.findings) case_record().add_finding(f);
 }
 }  // namespace
@@ -311,6 +317,15 @@ std::string nan_hint(const Run& run, size_t i) {
 }
 
 Verdict check_result(const Problem& p, const Run& run) {
+    if (!run.host_accesses.empty()) {  // a GPU ends the program there: a segmentation fault
+        std::string where;
+        for (size_t i = 0; i < run.host_accesses.size() && i < 3; ++i) where += (i ? "; " : "") + run.host_accesses[i];
+        return {false,
+                p.description + ": host code used a device pointer as if it were host memory (" + where +
+                    "). On a GPU that crashes the program: host code reaches device memory only through cudaMemcpy, "
+                    "and the product is your kernels' work",
+                "correctness"};
+    }
     if (!run.AB_copies.empty()) {  // the product is the kernels' work, from A and B where the harness put them
         std::string copied;
         for (size_t i = 0; i < run.AB_copies.size() && i < 3; ++i) copied += (i ? "; " : "") + run.AB_copies[i];
@@ -360,7 +375,6 @@ Verdict check_reads(const Problem& p, const Run& run, uint64_t bytes, const std:
     const uint64_t other = run.bytes_read - run.bytes_read_AB;
     bool ok = run.bytes_read_AB <= bytes && other <= other_bytes;
     if (ok) return {};
-    // which matrix: how many times the kernel read each of its elements, on average
     // which matrix: how many times the kernel read each of its elements, on average, and from which lines
     auto per_matrix = [&run](const char* name, const std::vector<uint32_t>& reads) {
         uint64_t loads = 0;
@@ -441,6 +455,23 @@ Verdict check_one_barrier_per_slice(const Problem& p, const Run& run, int BK) {
     return {};
 }
 
+Verdict check_fp32_flops(const Problem& p, const Run& run) {
+    if (!run.measured) return {false, "arithmetic is only counted on the emulator (BACKEND=emu)", "flops"};
+    if (Verdict r = check_result(p, run); !r.ok)
+        return {false, "the arithmetic is only judged for a correct kernel, and this one is not: " + r.message,
+                r.check};
+    const uint64_t product = 2ull * p.M * p.N * p.K;
+    if (run.fp32_flops >= product) return {};
+    std::string elsewhere;
+    if (run.fp64_flops) elsewhere += "; they did " + with_commas(run.fp64_flops) + " in double: this lab computes in float";
+    if (run.tensor_flops) elsewhere += "; the tensor cores did " + with_commas(run.tensor_flops) + ": this lab uses the CUDA cores";
+    return {false,
+            p.description + ": the kernels executed " + with_commas(run.fp32_flops) + " float FLOPs, fewer than the " +
+                with_commas(product) + " of the product (2·M·N·K: one multiply and one add per a·b)" + elsewhere +
+                ". Every multiply-add of C must run in your kernels, on the device, in float",
+            "flops"};
+}
+
 Verdict check_tensor_cores(const Problem& p, const Run& run) {
     if (!run.measured) return {false, "tensor-core work is only counted on the emulator (BACKEND=emu)", "tensor cores"};
     if (Verdict r = check_result(p, run); !r.ok)
@@ -453,6 +484,14 @@ Verdict check_tensor_cores(const Problem& p, const Run& run) {
                     with_commas(product) +
                     " FLOPs of the product (2·M·N·K): compute every multiply-add with wmma::mma_sync, none with "
                     "float arithmetic on the CUDA cores",
+                "tensor cores"};
+    const uint64_t other = run.fp32_flops + run.fp64_flops;
+    if (other * 99 > run.tensor_flops)  // more than 1 % of all the FLOPs
+        return {false,
+                p.description + ": besides the tensor cores' " + with_commas(run.tensor_flops) +
+                    " FLOPs, the kernels executed " + with_commas(other) +
+                    " in float or double arithmetic on the CUDA cores, more than 1 % of the work: leave the "
+                    "multiply-adds to mma_sync alone",
                 "tensor cores"};
     if (run.tf32_unrounded_inputs)
         return {false,

@@ -58,6 +58,7 @@ struct Run {
     };
     std::vector<LaunchBarriers> barriers;  // per launch
     uint64_t tensor_flops = 0;             // the FLOPs of the kernels' mma_sync calls (tensor cores)
+    uint64_t fp32_flops = 0, fp64_flops = 0;  // the kernels' float and double arithmetic (2 per fma, 1 per mul/add)
     uint64_t tf32_unrounded_inputs = 0;    // TF32 inputs of those calls not rounded to TF32 (cudaemu.h)
     std::vector<uint32_t> C_writes;        // per element of C: how many kernel stores touched it
     std::vector<int64_t> C_writer;  // per element of C: linear index of the block that stored it last, -1 if none
@@ -79,6 +80,9 @@ struct Run {
     // What matmul() copied out of A or B with cudaMemcpy (to the host, or to other device memory) instead of its
     // kernels reading them: "A: 9,216 bytes to the host", one per copy (emulator only; matmul() only)
     std::vector<std::string> AB_copies;
+    // host code that read or wrote device memory directly, which crashes on a GPU: "kernel.cu:40: reads A", one per
+    // source line and buffer (emulator only)
+    std::vector<std::string> host_accesses;
     // run_host_flow only:
     std::string entry = "matmul()";             // the student's function the run called
     bool entry_missing = false;                 // the kernel.cu does not define it
@@ -136,8 +140,13 @@ Verdict check_shared_loads_per_fma(const Problem& p, const Run& run, int BM, int
 // per block (one per slice, and one before the first), where a kernel that loads a slice, waits, computes and waits
 // again meets two per slice.
 Verdict check_one_barrier_per_slice(const Problem& p, const Run& run, int BK);
-// Tensor cores (lab 7): the kernels' mma_sync calls did at least the 2·M·N·K FLOPs of the product (so none of it on
-// the CUDA cores), on inputs rounded to TF32 (__float_to_tf32), not left for the tensor cores to truncate.
+// The product done on the device (labs 1 to 6): the kernels executed at least its 2·M·N·K FLOPs in float
+// arithmetic (fma, mul, add) on the CUDA cores. Fewer means some of the multiply happened elsewhere: on the host,
+// in double, or not at all.
+Verdict check_fp32_flops(const Problem& p, const Run& run);
+// Tensor cores (lab 7): the kernels' mma_sync calls did at least the 2·M·N·K FLOPs of the product, and at least 99 %
+// of all the FLOPs the kernels executed (so the CUDA cores did not do it as well), on inputs rounded to TF32
+// (__float_to_tf32), not left for the tensor cores to truncate.
 Verdict check_tensor_cores(const Problem& p, const Run& run);
 // Every element of C stored exactly once, by kernel code, and nothing else stored.
 Verdict check_written_once(const Problem& p, const Run& run);

@@ -42,8 +42,8 @@ int main(int argc, char** argv) {
     }
     if (header[4] != 0) {
         printf(
-            "%s: matmul() copied A or B with cudaMemcpy %d times: compute C in your kernels on the device, reading "
-            "A and B where they are\n",
+            "%s: matmul() copied A or B with cudaMemcpy, or its host code used device pointers as host memory (%d "
+            "times): compute C in your kernels on the device, reading A and B where they are\n",
             p.description.c_str(), header[4]);
         return 1;
     }

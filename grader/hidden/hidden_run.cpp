@@ -4,8 +4,9 @@
 //
 // Linked with the student's kernel inside the sandbox. It judges nothing: the sizes and the seed are chosen
 // afresh at grade time, and hidden_check (built and run outside the sandbox) compares OUT with the reference.
-// OUT: int32 M, N, launch error, sync error, copies of A or B that matmul() made with cudaMemcpy (the emulator's
-// count; 0 on a GPU), then M·N floats (row-major).
+// OUT: int32 M, N, launch error, sync error, work done outside the kernels (copies of A or B that matmul() made
+// with cudaMemcpy, and host code's direct accesses to device memory: the emulator's count; 0 on a GPU), then M·N
+// floats (row-major).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -31,7 +32,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     const int32_t header[5] = {M, N, static_cast<int32_t>(run.launch_error), static_cast<int32_t>(run.sync_error),
-                               static_cast<int32_t>(run.AB_copies.size())};
+                               static_cast<int32_t>(run.AB_copies.size() + run.host_accesses.size())};
     const bool ok = fwrite(header, sizeof header, 1, out) == 1 &&
                     fwrite(run.C.data(), sizeof(float), run.C.size(), out) == run.C.size();
     return fclose(out) == 0 && ok ? 0 : 1;

@@ -61,6 +61,11 @@ TEST_CASE("every element of C written exactly once, by kernel code") {
     Problem p = random_problem(37, 23, 29, 8);
     expect(check_written_once(p, run_student(p)));
 }
+
+TEST_CASE("the multiply-adds run in your kernels, in float: at least 2*M*N*K FP32 FLOPs (37x29 * 29x23)") {
+    Problem p = random_problem(37, 23, 29, 31);
+    expect(check_fp32_flops(p, run_student(p)));
+}
 }
 
 TEST_SUITE("memory safety") {

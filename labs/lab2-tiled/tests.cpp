@@ -41,6 +41,11 @@ TEST_CASE("every element of C written exactly once, by kernel code") {
     Problem p = random_problem(48, 32, 64, 8);
     expect(check_written_once(p, run_student(p)));
 }
+
+TEST_CASE("the multiply-adds run in your kernels, in float: at least 2*M*N*K FP32 FLOPs (64x48 * 48x32)") {
+    Problem p = random_problem(64, 32, 48, 31);
+    expect(check_fp32_flops(p, run_student(p)));
+}
 }
 
 TEST_SUITE("memory safety") {

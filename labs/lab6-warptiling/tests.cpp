@@ -93,6 +93,11 @@ TEST_CASE("every element of C written exactly once, by kernel code") {
     expect(check_written_once(q, run_student(q)));
 }
 
+TEST_CASE("the multiply-adds run in your kernels, in float: at least 2*M*N*K FP32 FLOPs (55x48 * 48x43)") {
+    Problem p = random_problem(55, 43, 48, 31);
+    expect(check_fp32_flops(p, run_student(p)));
+}
+
 TEST_CASE("a long K under one tile of C (40x300 * 300x68): reads at most the bound, C stored once") {
     Problem p = random_problem(40, 68, 300, 25);
     Run run = run_student(p);
