@@ -68,6 +68,7 @@ namespace {
 void collect_launches(Run& run) {
     run.measured = true;
     for (const cudaemu::LaunchReport& r : cudaemu::launches()) {
+        run.requests_counted = run.requests_counted || r.requests_counted;
         ++run.kernel_launches;
         run.bytes_read += r.global_load_bytes;
         run.bytes_written += r.global_store_bytes;
@@ -92,7 +93,16 @@ void collect_launches(Run& run) {
             else
                 it->bytes += l.load_bytes;
         }
+        run.shared_load_wavefronts += r.shared_load_wavefronts;
         for (const cudaemu::LineRequests& l : r.line_requests) {
+            if (l.shared && !l.store) {  // shared loads by line, for the wavefront check's worst line
+                const std::string where = l.file + ":" + std::to_string(l.line);
+                auto same = [&](const Run::LineRequests& x) { return x.where == where; };
+                auto it = std::find_if(run.shared_load_lines.begin(), run.shared_load_lines.end(), same);
+                if (it == run.shared_load_lines.end()) it = run.shared_load_lines.insert(it, {"shared", where});
+                it->requests += l.requests, it->sectors += l.sectors, it->ideal += l.ideal;
+                continue;
+            }
             const bool matrix = l.store ? l.allocation == "C" : (l.allocation == "A" || l.allocation == "B");
             if (l.shared || !matrix) continue;
             const std::string where = l.file + ":" + std::to_string(l.line);
@@ -432,6 +442,35 @@ Verdict check_shared_loads_per_fma(const Problem& p, const Run& run, int BM, int
                 ". Keep what a thread uses for several multiply-adds in a register, and load it "
                 "from shared memory once",
             "register reuse"};
+}
+
+Verdict check_shared_wavefronts_per_fma(const Problem& p, const Run& run, int BM, int BN, int BK, int num, int den,
+                                        const std::string& layout, const std::string& advice) {
+    if (!run.measured || !run.requests_counted)
+        return {false, "bank conflicts are only counted on the emulator (BACKEND=emu)", "bank conflicts"};
+    if (Verdict r = check_result(p, run); !r.ok)
+        return {false, "bank conflicts are only judged for a correct kernel, and this one is not: " + r.message,
+                r.check};
+    const uint64_t fmas = uint64_t(ceil_div(p.M, BM)) * BM * uint64_t(ceil_div(p.N, BN)) * BN * ceil_div(p.K, BK) * BK;
+    const uint64_t warp_fmas = fmas / 32;
+    if (run.shared_load_wavefronts * den <= warp_fmas * num) return {};
+    char buf[320];
+    snprintf(buf, sizeof buf,
+             "%s: your kernel's shared-memory loads took %s wavefronts, %.3f per warp-wide multiply-add, where %s "
+             "takes %.3f",
+             p.description.c_str(), with_commas(run.shared_load_wavefronts).c_str(),
+             double(run.shared_load_wavefronts) / double(warp_fmas), layout.c_str(), double(num) / den);
+    std::string message = buf;
+    // every line, in source order: which ones the layout should serve in fewer, the advice says
+    std::string lines;
+    for (const Run::LineRequests& l : run.shared_load_lines) {
+        if (!l.requests) continue;
+        snprintf(buf, sizeof buf, "%s%s %.1f", lines.empty() ? "" : ", ", l.where.c_str(),
+                 double(l.sectors) / double(l.requests));
+        lines += buf;
+    }
+    if (!lines.empty()) message += "; wavefronts per request of the shared loads at " + lines;
+    return {false, message + ". " + advice + " (make coalescing shows which lanes meet in a bank)", "bank conflicts"};
 }
 
 Verdict check_one_barrier_per_slice(const Problem& p, const Run& run, int BK) {

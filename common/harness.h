@@ -46,6 +46,7 @@ struct Run {
     std::string cuda_check;                  // "kernel.cu:58: CUDA_CHECK(cudaGetLastError())" when one failed
     // Measured by the emulator only (measured == false on a GPU):
     bool measured = false;
+    bool requests_counted = false;  // warp-level requests were counted (run_matmul_counting_requests)
     int kernel_launches = 0;
     uint64_t bytes_read_AB = 0;                                        // global bytes loaded from A and B
     uint64_t bytes_read_A = 0, bytes_read_B = 0, bytes_written_C = 0;  // the same per matrix, and stored to C
@@ -76,6 +77,8 @@ struct Run {
         uint64_t requests = 0, sectors = 0, ideal = 0;
     };
     std::vector<LineRequests> ABC_requests;  // loads of A and B, stores of C, per source line
+    uint64_t shared_load_wavefronts = 0;        // all shared-memory loads' wavefronts (counting requests only)
+    std::vector<LineRequests> shared_load_lines;  // shared-memory loads per source line ("shared"; sectors: wavefronts)
     std::vector<Finding> findings;           // every launch's, in order
     // What matmul() copied out of A or B with cudaMemcpy (to the host, or to other device memory) instead of its
     // kernels reading them: "A: 9,216 bytes to the host", one per copy (emulator only; matmul() only)
@@ -136,6 +139,12 @@ Verdict check_reads_at_most_with_partials(const Problem& p, const Run& run, uint
 // lab 5 TM values of A and TN of B for a TM×TN tile: (TM + TN) / (TM·TN). `reuse` says what the bound expects.
 Verdict check_shared_loads_per_fma(const Problem& p, const Run& run, int BM, int BN, int BK, int loads_per_fma_num,
                                    int loads_per_fma_den, const std::string& reuse);
+// Bank conflicts (labs 5 and 6; run_matmul_counting_requests): the shared-memory wavefronts of the kernels' loads,
+// per warp-wide multiply-add (32 of a thread's; counted as check_shared_loads_per_fma counts them), at most
+// num / den: what `layout` (the lab's shared-memory layout and loads) takes. A failure lists each source line's
+// wavefronts per request; `advice` says what the layout's loads take.
+Verdict check_shared_wavefronts_per_fma(const Problem& p, const Run& run, int BM, int BN, int BK, int num, int den,
+                                        const std::string& layout, const std::string& advice);
 // The next slice in flight (lab 6's double buffering): no launch meets more than ceil(K/BK) + 1 block-wide barriers
 // per block (one per slice, and one before the first), where a kernel that loads a slice, waits, computes and waits
 // again meets two per slice.

@@ -60,6 +60,21 @@ TEST_CASE(
     }
 }
 
+// The lesson's layout, per warp (2 rows of 16 threads) and step of k: TM loads of the transposed As, each a broadcast
+// of 2 words in different banks (1 wavefront), and TN loads of Bs[k][tx * TN + j], 16 words TN apart: TN / 2 banks
+// hold them 4 each, TN / 2 wavefronts; for the warp's 32·TM·TN multiply-adds. As not transposed puts a warp's 2 rows
+// of A in the same bank: 2 wavefronts a load.
+TEST_CASE("bank conflicts: A transposed in shared memory, at most (TM + TN*TN/2)/(TM*TN) wavefronts per warp "
+          "multiply-add (130x36 * 36x260)") {
+    Problem p = random_problem(130, 260, 36, 24);
+    expect(check_shared_wavefronts_per_fma(
+        p, run_matmul_counting_requests(p, matmul), BM, BN, BK, TM + TN * TN / 2, TM * TN,
+        "the lesson's layout (As transposed, so that a warp's loads of A are broadcasts)",
+        "The lesson's layout takes 1 wavefront per load of A (a warp's two rows of threads read two words in "
+        "different banks) and TN/2 = 4 per load of B: store the tile of A transposed (As[k][row]), so that a warp's "
+        "loads of A for one k fall in different banks or share a word"));
+}
+
 TEST_CASE("every element of C written exactly once, by kernel code") {
     Problem p = random_problem(55, 43, 48, 9);
     expect(check_written_once(p, run_student(p)));
