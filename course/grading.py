@@ -15,6 +15,16 @@ from .toolchain import BuildError, Refused, Toolchain, choose_backend, say, show
 
 # A sandboxed lab's wall-clock budget for all its test cases together, however many there are
 LAB_WALL_S = int(os.environ.get("GRADE_LAB_WALL_S") or 900)
+# ... and its CPU budget, scaled from what the reference's tests take (lab.ini's `reference cpu s`): a kernel that
+# is right but burns CPU (a spin in every test) costs the class at most this much. Per backend run.
+LAB_CPU_FACTOR = float(os.environ.get("GRADE_LAB_CPU_FACTOR") or 10)
+LAB_CPU_EXTRA_S = float(os.environ.get("GRADE_LAB_CPU_EXTRA_S") or 20)
+
+
+def lab_cpu_budget(lab):
+    """The CPU seconds a sandboxed lab's tests may take together, or None for no budget."""
+    reference = labs.find(lab).manifest.reference_cpu_s
+    return LAB_CPU_FACTOR * reference + LAB_CPU_EXTRA_S if reference > 0 else None
 
 
 def grade_lab(lab, kernel, backend, work_dir, make_sandbox=None, shown_as=None):
@@ -45,6 +55,7 @@ def grade_lab(lab, kernel, backend, work_dir, make_sandbox=None, shown_as=None):
         cases = Toolchain(b).test_cases(lab)  # the course's list, never the submission's
         stopped = None
         started = time.time()
+        cpu_used, cpu_budget = 0.0, lab_cpu_budget(lab) if make_sandbox else None
         for name, suite in cases:
             # On the GPU backend the emulator runs the correctness cases too: what only it can see (a matmul()
             # that copies A or B to do the work elsewhere, a NaN from an uninitialised variable) fails the case
@@ -60,8 +71,17 @@ def grade_lab(lab, kernel, backend, work_dir, make_sandbox=None, shown_as=None):
             else:
                 try:
                     v = run_test_case(bins["tests"], name, sandbox)
+                    cpu_used += v.cpu_s
+                    if cpu_budget is not None and cpu_used > cpu_budget:
+                        stopped = ("stopped by the lab's CPU budget: its tests took %.0f s of CPU by the end of this "
+                                   "one, where %.0f s is allowed (%g times the reference's %.1f s, plus %g s): does "
+                                   "your kernel or launcher spin or repeat work?"
+                                   % (cpu_used, cpu_budget, LAB_CPU_FACTOR, labs.find(lab).manifest.reference_cpu_s,
+                                      LAB_CPU_EXTRA_S))
+                        out.append(TestResult(lab, name, suite, Status.STOPPED, stopped, backend=b))
+                        continue
                     out.append(TestResult(lab, name, suite, v.status, v.output, v.findings, v.failed_checks,
-                                          backend=b))
+                                          backend=b, cpu_s=v.cpu_s))
                 except SandboxLimit as e:
                     stopped = str(e)
                     out.append(TestResult(lab, name, suite, Status.STOPPED, stopped, backend=b))

@@ -39,6 +39,7 @@ class Manifest:
     demo_program: str     # "demo" (common/demo.cpp) or a source file of the lab's own (lab 1: host_flow.cu)
     points: dict          # suite -> points, shared equally by the suite's test cases
     hidden_max_size: int  # the largest M, N or K a hidden test draws
+    reference_cpu_s: float = 0.0  # the CPU seconds the reference's tests take on the emulator (0: no CPU budget)
 
 
 @dataclass(frozen=True)
@@ -211,9 +212,28 @@ def read_manifest(path):
         if extra:
             raise ValueError("points for an unknown suite: %s" % ", ".join(sorted(extra)))
         return Manifest(title=lab["title"], idea=lab["idea"], demo_args=demo, demo_program=lab.get("demo program", "demo"),
-                        points=points, hidden_max_size=parser["hidden"].getint("max size"))
+                        points=points, hidden_max_size=parser["hidden"].getint("max size"),
+                        reference_cpu_s=parser.getfloat("grading", "reference cpu s", fallback=0.0))
     except (OSError, KeyError, ValueError, configparser.Error) as e:
         raise LabError("%s: %s" % (paths.rel(path), e)) from None
+
+
+def write_reference_cpu(lab, seconds):
+    """Sets `reference cpu s` in the [grading] section of the lab's lab.ini (added at the end if missing)."""
+    path = os.path.join(find(lab).path, "lab.ini")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    line = "reference cpu s = %g" % seconds
+    if re.search(r"^reference cpu s = .*$", text, re.M):
+        text = re.sub(r"^reference cpu s = .*$", line, text, flags=re.M)
+    else:
+        text = text.rstrip("\n") + ("\n\n[grading]\n# the CPU seconds the reference's visible tests take on the "
+                                     "emulator, sandboxed (python3 -m grader.classgrade\n# reference-cpu --write): "
+                                     "class grading stops a lab whose tests take 10 times as much plus 20 s "
+                                     "(course/grading.py)\n") + line + "\n"
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    read_manifest.cache_clear()
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -51,6 +51,7 @@ class TestResult:
     score: float = 0.0
     withheld: str = ""  # why points a passed test would earn are not awarded
     backend: str = ""   # where it ran, when a grade used both ("gpu" or "emu"; course/grading.py)
+    cpu_s: float = 0.0  # the test program's CPU seconds (sandboxed runs only; for the lab's CPU budget)
 
     @property
     def passed(self):

@@ -80,6 +80,7 @@ class Verdict:
     output: str
     findings: tuple = ()       # Finding (kind, file, line), as the record carries them
     failed_checks: tuple = ()  # "correctness", "reads", "written once", "coalescing", "tensor cores", "memory safety", "host flow"
+    cpu_s: float = 0.0         # the test program's CPU seconds (sandboxed runs only)
 
 
 def findings_of(record):
@@ -118,7 +119,7 @@ def run_test_case(binary, name, sandbox=None):
     stderr = cap_output(proc.stderr.strip(), 1000)
     if record is None:
         if why_none != "no verdict":
-            return Verdict(Status.FORGED, why_none)
+            return Verdict(Status.FORGED, why_none, cpu_s=getattr(proc, "cpu_s", 0.0))
         status = Status.CRASHED
         if proc.returncode < 0:
             why = "the test program crashed (%s)" % signal.Signals(-proc.returncode).name
@@ -131,7 +132,7 @@ def run_test_case(binary, name, sandbox=None):
                                % sandbox.limits["memory_mb"])
         else:
             why = "the test program exited with code %d before finishing" % proc.returncode
-        return Verdict(status, (why + "\n" + stderr).strip())
+        return Verdict(status, (why + "\n" + stderr).strip(), cpu_s=getattr(proc, "cpu_s", 0.0))
     messages = [m for m in record.get("messages", []) if isinstance(m, str)]
     if sandbox and record.get("out_of_memory") is True:  # the case ended in std::bad_alloc: the memory limit
         raise SandboxLimit("stopped by the sandbox's memory limit (%d MiB): std::bad_alloc"
@@ -141,4 +142,4 @@ def run_test_case(binary, name, sandbox=None):
         messages.append(stderr or "failed (exit code %d)" % proc.returncode)
     checks = record.get("failed_checks") if isinstance(record.get("failed_checks"), list) else []
     return Verdict(Status.PASSED if passed else Status.FAILED, cap_output("\n".join(messages)), findings_of(record),
-                   tuple(c for c in checks if isinstance(c, str)))
+                   tuple(c for c in checks if isinstance(c, str)), getattr(proc, "cpu_s", 0.0))

@@ -98,11 +98,15 @@ def limits_from_env(overrides=None):
 
 
 class Outcome:
-    def __init__(self, returncode, stdout, stderr, limit):
+    def __init__(self, returncode, stdout, stderr, limit, cpu_s=0.0):
         self.returncode = returncode  # negative: killed by that signal
         self.stdout = stdout
         self.stderr = stderr
         self.limit = limit            # which limit stopped it ("wall-time limit (90 s)", ...), or None
+        # CPU seconds of all its processes, as the kernel's /proc counted them at the last look (every POLL_S
+        # while it ran): what ran after that look, under POLL_S, is not in it. bubblewrap's processes reap the
+        # command inside its namespace and exit unreaped themselves, so wait4's figures would hold none of it.
+        self.cpu_s = cpu_s
 
 
 def fallback_available():
@@ -251,7 +255,7 @@ class Sandbox:
                     proc.stdin.close()
                 except OSError:
                     pass
-                limit = self._watch(proc, lim)
+                limit, cpu_s = self._watch(proc, lim)
                 if limit:
                     os.killpg(proc.pid, signal.SIGKILL)  # bwrap dies, and with it every process in its namespace
                 proc.wait()
@@ -274,35 +278,42 @@ class Sandbox:
                 limit = "process limit (%d)" % lim["processes"]
         if sig and rc > 0:
             rc = -sig
-        return Outcome(rc, stdout, stderr, limit)
+        return Outcome(rc, stdout, stderr, limit, cpu_s)
 
 
     def _watch(self, proc, lim):
-        """Waits for the command, measuring what all its processes hold together; the limit it broke, or None."""
+        """Waits for the command, measuring what all its processes hold together; (the limit it broke or None, the
+        CPU seconds it was last seen to have used)."""
         deadline = time.time() + lim["wall_s"]
+        cpu_s, wait_s = 0.0, 0.02  # looks often at first, so that a short command's CPU is seen too
         while True:
             try:
-                proc.wait(timeout=POLL_S)
-                return None
+                proc.wait(timeout=wait_s)
+                return None, cpu_s
             except subprocess.TimeoutExpired:
                 pass
+            wait_s = min(wait_s * 2, POLL_S)
+            rss, cpu = _tree_usage(proc.pid)
+            cpu_s = max(cpu_s, cpu)
             if stopping.is_set():
-                return "stop (Ctrl-C)"
+                return "stop (Ctrl-C)", cpu_s
             if time.time() > deadline:
-                return "wall-time limit (%d s)" % lim["wall_s"]
-            if _tree_rss(proc.pid) > lim["total_memory_mb"] << 20:
-                return "memory limit (%d MiB over all its processes)" % lim["total_memory_mb"]
+                return "wall-time limit (%d s)" % lim["wall_s"], cpu_s
+            if rss > lim["total_memory_mb"] << 20:
+                return "memory limit (%d MiB over all its processes)" % lim["total_memory_mb"], cpu_s
             if _folder_bytes(self.writable) > lim["disk_mb"] << 20:
-                return "disk limit (%d MiB written)" % lim["disk_mb"]
+                return "disk limit (%d MiB written)" % lim["disk_mb"], cpu_s
 
 
 PASSED_ENV = ("CUDAEMU_TIMEOUT", "CUDAEMU_CACHE", "CUDAEMU_CLANG", "CUDAEMU_THREADS", "CUDA_ARCH")
 
 
-def _tree_rss(root_pid):
-    """Resident bytes of root_pid and every process below it."""
-    children, rss = {}, {}
+def _tree_usage(root_pid):
+    """(resident bytes, CPU seconds) of root_pid and every process below it: the CPU each has used, and what the
+    children it has waited for used."""
+    children, rss, cpu = {}, {}, {}
     page = os.sysconf("SC_PAGE_SIZE")
+    tick = os.sysconf("SC_CLK_TCK")
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
@@ -311,14 +322,16 @@ def _tree_rss(root_pid):
                 fields = f.read().rsplit(")", 1)[1].split()
             children.setdefault(int(fields[1]), []).append(int(pid))
             rss[int(pid)] = int(fields[21]) * page
+            cpu[int(pid)] = sum(int(t) for t in fields[11:15]) / tick  # utime, stime, cutime, cstime
         except (OSError, IndexError, ValueError):
             pass
-    total, todo = 0, [root_pid]
+    total, cpu_s, todo = 0, 0.0, [root_pid]
     while todo:
         pid = todo.pop()
         total += rss.get(pid, 0)
+        cpu_s += cpu.get(pid, 0.0)
         todo += children.get(pid, [])
-    return total
+    return total, cpu_s
 
 
 def _folder_bytes(folder):

@@ -43,7 +43,7 @@ from course.results import Status, TestResult
 
 LABS = labs.folders()
 HIDDEN_DIR = os.path.join(ROOT, "grader", "hidden")
-HIDDEN_HEADER_BYTES = 5 * 4  # hidden_run.cpp's file: five int32 (M, N, two errors, the copies of A or B), then C
+HIDDEN_HEADER_BYTES = 5 * 4  # hidden_run.cpp's file: five int32 (M, N, two errors, the work done outside the kernels), then C
 HIDDEN_CASES = 2             # hidden problems per lab
 HIDDEN_VISIBILITY = "after_published"
 ARCHIVE_MAX_BYTES = 50 << 20  # unpacked size of one student's archive
@@ -813,6 +813,25 @@ def cmd_grade_one(args):
     return 0
 
 
+def cmd_reference_cpu(args):
+    """Grades every lab's reference in the sandbox on the emulator and prints the CPU seconds its visible tests took
+    (lab.ini's `reference cpu s`, from which grading.lab_cpu_budget scales each lab's budget); --write stores them."""
+    sandboxed = check_sandbox(False, fall_back=False)
+    trusted = Trusted(os.path.join(ROOT, "build", "reference-cpu"), "emu")
+    slot = sandbox.claim_slots(1)[0]
+    for lab in labs.folders():
+        work = os.path.join(ROOT, "build", "reference-cpu", ".work")
+        results = grading.grade_lab(lab, os.path.join(ROOT, "solutions", lab, "kernel.cu"), "emu", work,
+                                    make_sandbox=sandbox_for(trusted, lab, slot, sandboxed))
+        cpu = sum(r.cpu_s for r in results)
+        failed = [r.name for r in results if not r.passed]
+        say("%-22s %6.1f s of CPU in %d tests%s" % (lab, cpu, len(results), "; FAILED: " + ", ".join(failed)
+                                                     if failed else ""))
+        if args.write and not failed:
+            labs.write_reference_cpu(lab, round(cpu, 1))
+    return 0
+
+
 class Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, as for any other bad input
         raise SystemExit("classgrade: %s (python3 -m grader.classgrade --help)" % message)
@@ -838,6 +857,8 @@ def main(argv):
     p.add_argument("--sandbox", choices=("yes", "auto", "setpriv", "no"), default="yes",
                    help="auto: where bubblewrap cannot make a sandbox (a Gradescope container), run the student's code "
                         "as an unprivileged user instead (setpriv: always that)")
+    p = sub.add_parser("reference-cpu", help="the CPU seconds each lab's reference takes to test (lab.ini)")
+    p.add_argument("--write", action="store_true", help="store them in each lab.ini")
     p = sub.add_parser("slurm-task", help="grade the submission of this Slurm array task")
     p.add_argument("--tasks", required=True)
     p.add_argument("--out", required=True)
@@ -846,7 +867,8 @@ def main(argv):
     args = parser.parse_args(argv)
     if getattr(args, "jobs", 0) and args.jobs < 0:
         raise SystemExit("classgrade: --jobs must be >= 1")
-    return {"grade-all": cmd_grade_all, "grade-one": cmd_grade_one, "slurm-task": cmd_slurm_task}[args.command](args)
+    return {"grade-all": cmd_grade_all, "grade-one": cmd_grade_one, "slurm-task": cmd_slurm_task,
+            "reference-cpu": cmd_reference_cpu}[args.command](args)
 
 
 def stopped_now():

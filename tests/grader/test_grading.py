@@ -46,7 +46,9 @@ MALICIOUS = os.path.join(ROOT, "grader", "malicious")
 # CPU seconds per process: above what compiling lab 6's kernel for the emulator takes on a loaded machine (about 8 s
 # of clang at worst, measured with two make test side by side), below the wall-time limit that an endless loop must
 # not reach first.
-LIMITS = {"GRADE_WALL_S": "45", "GRADE_CPU_S": "20", "GRADE_OUTPUT_MB": "16"}
+# A lab's CPU budget (10 times the reference's CPU plus GRADE_LAB_CPU_EXTRA_S): 5 s instead of 20, so that
+# malicious/lab3/spins_cpu.cu meets it after two tests of 4 s, each far below the per-process limits.
+LIMITS = {"GRADE_WALL_S": "45", "GRADE_CPU_S": "20", "GRADE_OUTPUT_MB": "16", "GRADE_LAB_CPU_EXTRA_S": "5"}
 NETWORK_PORT = 47811  # grader/malicious/lab1/network.cu connects here
 
 
@@ -493,6 +495,15 @@ def test_sandbox_spinning_forever_meets_the_cpu_time_limit(tmp):
     out = b.run(["sh", "-c", "while :; do :; done"])
     assert out.limit and out.limit.startswith("CPU-time"), \
         "sandbox: spinning forever meets the CPU-time limit\n%s" % out.limit
+
+
+def test_sandbox_measures_the_cpu_its_processes_use(box):
+    """A shell whose child spins until it has used 1.5 s of CPU: the outcome counts that CPU, less at most what ran
+    after the last look."""
+    spin = "import time\nwhile time.process_time() < 1.5: pass"
+    out = box().run(["sh", "-c", "python3 -c '%s'; true" % spin])
+    assert out.returncode == 0 and not out.limit, out.stderr
+    assert 1.5 - sandbox.POLL_S - 0.05 <= out.cpu_s <= 4, "sandbox: a 1.5 s spin measured as %.2f s of CPU" % out.cpu_s
 
 
 def test_sandbox_forking_300_processes_meets_the_process_limit(box):
