@@ -12,6 +12,10 @@ def cmd_info(args):
         if args.readme_table:
             print(labs.readme_table(chosen), end="")
             return 0
+        if args.grade_checks:
+            for lab in chosen:
+                print(labs.grade_checks(lab), end="")
+            return 0
         for lab in chosen:
             print("%s (%s): %s" % (lab.short, lab.folder, lab.title))
             print("  constants: %s" % (", ".join("%s=%d" % kv for kv in lab.constants.items()) or "none"))
@@ -40,6 +44,8 @@ def main(argv):
     p = sub.add_parser("info", help="each lab's facts, as the tools read them")
     p.add_argument("lab", nargs="?")
     p.add_argument("--readme-table", action="store_true", help="the README's table of labs, in Markdown")
+    p.add_argument("--grade-checks", action="store_true",
+                   help="what each lab's traffic tests check, a Markdown line each (its lesson's list)")
     args = parser.parse_args(argv)
     commands = {"lab": student.cmd_lab, "pitfall": student.cmd_pitfall, "grade": grading.cmd_grade, "info": cmd_info}
     return commands[args.command](args)

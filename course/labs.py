@@ -152,6 +152,40 @@ def readme_table(chosen=None):
     return "\n".join(lines) + "\n"
 
 
+TEST_SUITE = re.compile(r'TEST_SUITE\("([^"]*)"\)')
+TEST_CASE = re.compile(r'TEST_CASE\(\s*((?:"(?:[^"\\]|\\.)*"\s*)+)\)')
+
+
+def test_names(lab):
+    """[(suite, name)] of the lab's tests.cpp, in order, read from its source (as doctest names them: adjacent
+    string literals joined)."""
+    with open(os.path.join(lab.path, "tests.cpp"), encoding="utf-8") as f:
+        text = f.read()
+    marks = sorted([(m.start(), "suite", m.group(1)) for m in TEST_SUITE.finditer(text)] +
+                   [(m.start(), "case", "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(1))))
+                    for m in TEST_CASE.finditer(text)])
+    suite, out = "", []
+    for _, kind, value in marks:
+        if kind == "suite":
+            suite = value
+        else:
+            out.append((suite, value))
+    return out
+
+
+def grade_checks(lab):
+    """What a lab's grade checks beyond the correctness of C: its traffic and memory-safety tests, a Markdown list
+    of each suite with its points (the README and each lesson carry it; tests/course/test_labs.py keeps them equal
+    to tests.cpp)."""
+    tests = test_names(lab)
+    out = []
+    for suite in ("traffic", "memory safety"):
+        out.append("%s (%g points):\n\n" % (suite.capitalize(), lab.points[suite]))
+        out += ["- `%s`\n" % name for s, name in tests if s == suite]
+        out.append("\n")
+    return "".join(out[:-1])
+
+
 def block_tile_floats(M, N, K, bm, bn):
     """Floats a kernel reads from A and B when each block computes a bm×bn tile of C and loads only elements inside
     A and B: each element of A once per block column, each of B once per block row. The labs' traffic tests allow

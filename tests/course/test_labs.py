@@ -48,6 +48,31 @@ def test_the_readme_lists_every_lab_as_its_folder_describes_it():
         assert labs.readme_table() in f.read()
 
 
+def test_the_readme_and_each_lesson_say_what_the_grade_checks_as_the_tests_name_it():
+    """What each lab's grade checks is its tests.cpp's list (python3 -m course info --grade-checks), in the README
+    and in the lab's lesson: a test added, renamed or removed must show there too."""
+    with open(os.path.join(paths.ROOT, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    for lab in labs.all_labs():
+        with open(lab.lesson, encoding="utf-8") as f:
+            lesson = f.read()
+        checks = labs.grade_checks(lab)
+        assert "**Lab %d.** %s" % (lab.number, checks) in readme, "README.md: lab %d's grade checks" % lab.number
+        assert checks in lesson, "%s: its grade checks" % lab.lesson
+
+
+def test_test_names_read_every_case_of_each_tests_cpp():
+    for lab in labs.all_labs():
+        with open(os.path.join(lab.path, "tests.cpp"), encoding="utf-8") as f:
+            text = f.read()
+        names = labs.test_names(lab)
+        assert len(names) == text.count("TEST_CASE(") and all(suite in labs.SUITES for suite, _ in names), lab.folder
+    lab5 = labs.find("lab5-register-tiling")
+    # a name split over two string literals is joined, as doctest joins it
+    assert ("traffic", "register reuse: at most (TM+TN)/(TM*TN) shared-memory loads per multiply-add (55x48 * "
+            "48x43, 130x36 * 36x260)") in labs.test_names(lab5)
+
+
 def test_the_tile_comes_from_each_labs_contract():
     assert labs.find("lab1-naive").block_tile is None
     assert labs.find("lab3-boundary").block_tile == (16, 16)

@@ -66,6 +66,7 @@ class Command:
 
 
 LAB_FAILS = ("elements are wrong",)
+GRADE_CHECKS = ("Traffic (25 points):", "at least 2*M*N*K FP32 FLOPs", "bank conflicts: A transposed")
 FULL_MARKS = "%d/%d" % ((100 * len(labs.folders()),) * 2)  # the score table's total line
 COMMANDS = {
     "README.md": {
@@ -105,6 +106,9 @@ COMMANDS = {
                                              words=("lab1-naive", "100/100")),
         "python3 -m course.catalogue": Command("fresh", run="python3 -m course.catalogue list",
                                                words=("lab3/missing_second_barrier",)),
+        "python3 -m course info --grade-checks": Command("fresh", words=GRADE_CHECKS),
+        "python3 -m grader.classgrade reference-cpu --write": Command(
+            "fresh", run="python3 -m grader.classgrade reference-cpu", words=("lab7-tensor-cores", "s of CPU in")),
         # Grading a class
         "make grade-all SUBMISSIONS=dir": Command("fresh", run="make grade-all SUBMISSIONS={class}",
                                                   words=("gradebook.csv",)),
@@ -127,6 +131,7 @@ COMMANDS = {
     HANDOUT_README: {
         "tools/install-deps && make lab1": Command("handout", exit=1, words=("all packages present",) + LAB_FAILS),
         "make help": Command("handout", words=("make lab1", "make pitfall", "make traffic")),
+        "python3 -m course info --grade-checks": Command("handout", words=GRADE_CHECKS),
         "make": Command("mention"),
         "nvcc": Command("mention"),
         "make lab1": Command("handout", exit=1, words=LAB_FAILS + ("the lesson is docs/lab1-naive.md",)),
