@@ -712,6 +712,10 @@ Run run_host_flow(const Problem& p, HostMatmulFn fn) {
 #ifdef CUDAEMU
     const size_t allocations_before = cudaemu::device_allocations().size();
     cudaemu::clear_launches();
+    // A and B are ordinary host memory: a kernel given them instead of device copies faults on a GPU, and here
+    // gets a finding that names them
+    cudaemu::mark_host_memory(p.A.data(), p.A.size() * sizeof(float), "A");
+    cudaemu::mark_host_memory(p.B.data(), p.B.size() * sizeof(float), "B");
 #endif
     try {
         fn(p.A.data(), p.B.data(), C, p.M, p.N, p.K);
@@ -721,6 +725,10 @@ Run run_host_flow(const Problem& p, HostMatmulFn fn) {
         run.launch_error = f.error;
         run.cuda_check = std::string(f.file) + ":" + std::to_string(f.line) + ": CUDA_CHECK(" + f.expr + ")";
     }
+#ifdef CUDAEMU
+    cudaemu::forget_host_memory(p.A.data());
+    cudaemu::forget_host_memory(p.B.data());
+#endif
     std::copy(C, C + c_elems, run.C.begin());  // what the caller finds in C when the function has returned
     run.sync_error = cudaDeviceSynchronize();
 #ifdef CUDAEMU

@@ -416,6 +416,28 @@ __attribute__((noinline, cold)) void misaligned(uintptr_t a, size_t align, bool 
     abort_block(*w, cudaErrorMisalignedAddress);
 }
 
+// An access from kernel code to a null pointer (plus an offset), or to host memory marked host-only: a finding and
+// cudaErrorIllegalAddress, as a GPU faults there. Anything else outside the arena (the thread's own stack, the
+// kernel's arguments) is left alone.
+__attribute__((noinline)) void outside_device_memory(Worker& w, uintptr_t a, size_t size, bool store, uintptr_t pc) {
+    std::string what;
+    if (a < kNullPage) {
+        what = "a null pointer" + (a ? " plus " + std::to_string(a) + " bytes" : std::string()) +
+               " — was the buffer allocated with cudaMalloc, and is that the pointer the kernel got?";
+    } else {
+        for (const HostOnlyRange& r : g_host_only)
+            if (a - r.base < r.bytes)
+                what = "host memory '" + r.name + "' (byte " + std::to_string(a - r.base) +
+                       ") — a kernel reaches only device memory: pass it the device copy (cudaMalloc, then "
+                       "cudaMemcpy host to device)";
+        if (what.empty()) return;
+    }
+    add_diag(w, DiagKind::kOutOfBounds, w.current->linear, pc, 0,
+             std::string("out-of-bounds ") + (store ? "store" : "load") + " of " + std::to_string(size) +
+                 " bytes at %1 by thread " + coord(w.current->idx) + " of block " + coord(w.block_idx) + ": " + what);
+    abort_block(w, cudaErrorIllegalAddress);
+}
+
 // `align`: the alignment the access needs (0 or 1: none).
 __attribute__((always_inline)) inline void on_access(uintptr_t a, size_t size, bool store, uintptr_t pc,
                                                      size_t align = 0) {
@@ -429,8 +451,10 @@ __attribute__((always_inline)) inline void on_access(uintptr_t a, size_t size, b
     if (w && w->current) {
         if (a - w->shared_lo < w->shared_size)
             shared_access(*w, a, size, store, pc, request);
-        else if (__builtin_expect(!g_registered.empty(), 0))
-            registered_access(*w, a, size, store, pc, request);
+        else if (__builtin_expect(!g_registered.empty(), 0) && registered_access(*w, a, size, store, pc, request))
+            return;
+        else if (__builtin_expect(a < kNullPage, 0) || __builtin_expect(!g_host_only.empty(), 0))
+            outside_device_memory(*w, a, size, store, pc);
     }
 }
 

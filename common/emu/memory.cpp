@@ -19,6 +19,7 @@ namespace cudaemu {
 uintptr_t g_arena_base = 0;
 uintptr_t g_arena_size = 0;
 uintptr_t g_arena_next = 0;
+std::vector<HostOnlyRange> g_host_only;
 // Constructed before any other file's globals: __device__ variables are allocated while those are initialised.
 __attribute__((init_priority(101))) std::vector<int32_t> g_slot_owner;
 __attribute__((init_priority(101))) std::vector<std::unique_ptr<Allocation>> g_allocations;
@@ -33,7 +34,9 @@ bool reserve_arena() {
         if (p == MAP_FAILED) continue;
         uintptr_t base = (reinterpret_cast<uintptr_t>(p) + kSlotBytes - 1) & ~(kSlotBytes - 1);
         g_arena_base = base;
-        g_arena_next = base;
+        // the first slot stays unallocated: an access just before the first allocation is in the arena, so it is
+        // found out of bounds like one before any other allocation
+        g_arena_next = base + kSlotBytes;
         g_slot_owner.assign((size - (base - reinterpret_cast<uintptr_t>(p))) >> kSlotShift, -1);
         g_arena_size = g_slot_owner.size() << kSlotShift;
         return true;
@@ -188,6 +191,19 @@ std::vector<DeviceAllocation> device_allocations() {
     for (const auto& al : g_allocations)
         if (al->kind == Allocation::Kind::kMalloc) out.push_back({al->bytes, !al->live, al->name, al->file, al->line});
     return out;
+}
+
+void mark_host_memory(const void* host_ptr, size_t bytes, const char* name) {
+    std::lock_guard<std::mutex> api(g_api_mutex);
+    if (host_ptr && bytes) g_host_only.push_back({reinterpret_cast<uintptr_t>(host_ptr), bytes, name ? name : "?"});
+}
+
+void forget_host_memory(const void* host_ptr) {
+    std::lock_guard<std::mutex> api(g_api_mutex);
+    const uintptr_t a = reinterpret_cast<uintptr_t>(host_ptr);
+    g_host_only.erase(std::remove_if(g_host_only.begin(), g_host_only.end(),
+                                     [a](const HostOnlyRange& r) { return r.base == a; }),
+                      g_host_only.end());
 }
 
 void name_allocation(const void* device_ptr, const char* name) {

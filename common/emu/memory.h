@@ -78,4 +78,15 @@ void unregister_host_range(Allocation& al);
 // 64 KiB either side of it, not inside another registration) holds a, or null.
 Allocation* registered_range(uintptr_t a, size_t size, Allocation** near);
 
+// Host memory marked with cudaemu::mark_host_memory: [base, base + bytes) and its name. Changed only while no
+// kernel runs.
+struct HostOnlyRange {
+    uintptr_t base = 0;
+    size_t bytes = 0;
+    std::string name;
+};
+extern std::vector<HostOnlyRange> g_host_only;
+// Addresses below this are a null pointer plus an offset: no allocation is ever there.
+constexpr uintptr_t kNullPage = 65536;
+
 }  // namespace cudaemu

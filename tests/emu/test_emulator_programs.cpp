@@ -74,6 +74,8 @@ const ErrorProgram kErrorPrograms[] = {
     {"error_oob_read", "out-of-bounds", cudaErrorIllegalAddress},
     {"error_oob_write", "out-of-bounds", cudaErrorIllegalAddress},
     {"error_use_after_free", "out-of-bounds", cudaErrorIllegalAddress},
+    {"error_null_pointer", "out-of-bounds", cudaErrorIllegalAddress},
+    {"error_before_first_allocation", "out-of-bounds", cudaErrorIllegalAddress},
     {"error_barrier_early_exit", "barrier", cudaErrorLaunchFailure},
     {"error_barrier_two_sites", "barrier", cudaErrorLaunchFailure},
     {"error_race_missing_barrier", "race", cudaSuccess},

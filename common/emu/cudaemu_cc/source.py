@@ -5,6 +5,7 @@ diagnostics and the emulator's reports name the lines the student wrote.
     unsupported constructs   refused, each with file:line (UNSUPPORTED)
     alignas, memory          declarations.py: hoist_alignas, rewrite_memory_declarations
     extended lambdas         `[...] __device__ (...)` loses its __device__
+    __noinline__             __attribute__((noinline)) (rewrite_noinline)
     launches                 launches.py: rewrite_launches, rewrite_cooperative_launches
     __CUDA_ARCH__            compared as an H100's in #if and #elif (rewrite_arch_comparisons)
 """
@@ -38,10 +39,20 @@ def rewrite_source(path, text):
     mask = code_mask(text)
     text = rewrite_memory_declarations(path, text, mask, errors)
     text = drop_lambda_device(text)
+    text = rewrite_noinline(text)
     text = rewrite_launches(path, text, errors)
     if errors:
         raise SourceError(errors)
     return rewrite_arch_comparisons(rewrite_cooperative_launches(text))
+
+
+def rewrite_noinline(text):
+    """CUDA's `__noinline__` (`__device__ __noinline__ float f()`) as the attribute it stands for. Not a macro in the
+    runtime header: libstdc++ writes `__attribute__((__noinline__))`, which such a macro would break; the source's own
+    `__attribute__((__noinline__))` stays as it is."""
+    mask = code_mask(text)
+    return re.sub(r"(?<![(,]\s)(?<![(,])\b__noinline__\b",
+                  lambda m: "__attribute__((noinline))" if mask[m.start()] else m.group(0), text)
 
 
 def drop_lambda_device(text):

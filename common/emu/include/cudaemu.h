@@ -144,6 +144,12 @@ struct ElementCounts {
 ElementCounts element_counts(const void* device_ptr);
 void reset_element_counts(const void* device_ptr);
 void name_allocation(const void* device_ptr, const char* name);
+// Marks ordinary host memory (malloc, new, a std::vector's data) that kernels must never reach: an access to it from
+// kernel code is then an out-of-bounds finding that names it ("host memory 'A'"), with cudaErrorIllegalAddress, as
+// on a GPU without the host's memory mapped. The emulator's kernels run in the host's address space, where such an
+// access would otherwise work. forget_host_memory takes the mark off (before the memory is freed).
+void mark_host_memory(const void* host_ptr, size_t bytes, const char* name);
+void forget_host_memory(const void* host_ptr);
 
 // Device memory from cudaMalloc, every allocation since the program started, freed or not, oldest first: what host
 // code allocated, where, and whether it gave it back.
