@@ -1,8 +1,9 @@
 // error_before_first_allocation.cu: a kernel that reads one element before the first buffer the program
 // allocated (in[i - 1] for i = 0). The emulator reports it as out of bounds with the line, as it does before any
-// other allocation, and ends the kernel with cudaErrorIllegalAddress. The H100 did not fault (the bytes before
-// the first allocation are mapped: sync printed cudaSuccess there), so tests/emu/gpu_check.sh shows this one as
-// DIFFERENT; compute-sanitizer's memcheck reports the access, as the emulator does.
+// other allocation, and ends the kernel with cudaErrorIllegalAddress. A Hopper GPU (an H200, CUDA 13.0) did not
+// fault (the bytes before the first allocation are mapped: sync printed cudaSuccess), so tests/emu/gpu_check.sh
+// shows this one as DIFFERENT; compute-sanitizer's memcheck reported the access "4 bytes before the nearest
+// allocation", as the emulator does.
 //
 // Build: nvcc -arch=sm_90 -o error_before_first_allocation tests/emu/programs/error_before_first_allocation.cu
 #include "program.h"
