@@ -19,6 +19,10 @@
 #include <mutex>
 
 namespace cudaemu {
+
+// emucc's symbol for each extern __shared__ array's name (cudaemu_cc/declarations.py's SHARED_NAME_PREFIX)
+constexpr const char kSharedNamePrefix[] = "__cudaemu_shared_name_";
+
 namespace {
 
 std::mutex g_symbol_mutex;
@@ -153,8 +157,15 @@ const std::vector<ElfSymbol>& executable_symbols() {
             size_t n = sh[i].sh_size / sizeof(Elf64_Sym);
             for (size_t j = 0; j < n; ++j) {
                 unsigned type = ELF64_ST_TYPE(sym[j].st_info);
-                if ((type != STT_TLS && type != STT_FUNC) || sym[j].st_name >= strtab.sh_size) continue;
-                out.push_back({data.data() + strtab.sh_offset + sym[j].st_name, sym[j].st_value, sym[j].st_size, type});
+                if (sym[j].st_name >= strtab.sh_size) continue;
+                const char* name = data.data() + strtab.sh_offset + sym[j].st_name;
+                // emucc names the extern __shared__ arrays with a data symbol each (declarations.py)
+                const bool shared_name = type == STT_OBJECT && strncmp(name, kSharedNamePrefix, strlen(kSharedNamePrefix)) == 0;
+                if (type != STT_TLS && type != STT_FUNC && !shared_name) continue;
+                // a symbol another library defines (libstdc++'s thread-local __once_callable@GLIBCXX_3.4.11) has
+                // no place in this executable: its value 0 would name the first bytes of shared memory
+                if (sym[j].st_shndx == SHN_UNDEF) continue;
+                out.push_back({name, sym[j].st_value, sym[j].st_size, type});
             }
         }
         return out;
@@ -166,10 +177,14 @@ namespace {
 const std::vector<TlsSymbol>& tls_symbols() {
     static const std::vector<TlsSymbol> symbols = [] {
         std::vector<TlsSymbol> out;
+        std::string dynamic;  // the extern __shared__ arrays' names: "'buf', extern __shared__"
+        for (const ElfSymbol& s : executable_symbols())
+            if (s.type == STT_OBJECT) dynamic += (dynamic.empty() ? "" : "' or '") + s.name.substr(strlen(kSharedNamePrefix));
+        if (dynamic.empty()) dynamic = "extern __shared__";
         for (const ElfSymbol& s : executable_symbols()) {
             if (s.type != STT_TLS) continue;
             std::string name = s.name;
-            if (name == CUDAEMU_DYNAMIC_SHARED) name = "extern __shared__";
+            if (name == CUDAEMU_DYNAMIC_SHARED) name = dynamic;
             int status = 0;
             char* dem = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
             if (dem) {

@@ -8,6 +8,7 @@ import re
 
 from .scan import apply_edits, line_of, statement_end, statement_start
 
+SHARED_NAME_PREFIX = "__cudaemu_shared_name_"  # symbols.cpp reads these
 DYNAMIC_SHARED_DEFINITION = (
     '\nalignas(128) __thread unsigned char cudaemu_dynamic_shared_storage[CUDAEMU_DYNAMIC_SHARED_MAX] '
     '__asm__(CUDAEMU_DYNAMIC_SHARED) __attribute__((weak, used));\n')
@@ -49,6 +50,7 @@ def rewrite_memory_declarations(path, text, mask, errors):
     (`__managed__`, `extern`, a variable template, two extern __shared__ arrays in one declaration)."""
     edits = []  # (start, end, replacement)
     uses_dynamic_shared = False
+    shared_names = []  # the extern __shared__ arrays' names, for the emulator's reports
     # `extern __shared__ T name[];`, or with the type first: `extern T __shared__ name[];`
     for m in re.finditer(r"\bextern\s+(?:([A-Za-z_][\w:]*(?:\s+[A-Za-z_][\w:]*)*)\s+)?__shared__\b", text):
         if not mask[m.start()] or statement_start(text, mask, m.start()) is None:
@@ -59,6 +61,9 @@ def rewrite_memory_declarations(path, text, mask, errors):
                           "`extern __shared__ float name[];`" % (path, line_of(text, m.start())))
             continue
         uses_dynamic_shared = True
+        name = re.findall(r"([A-Za-z_]\w*)\s*\[", text[m.end():end])
+        if name and name[-1] not in shared_names:
+            shared_names.append(name[-1])
         edits.append((m.start(), m.end(), "extern __thread" + (" " + m.group(1) if m.group(1) else "")))
         edits.append((end, end, " __asm__(CUDAEMU_DYNAMIC_SHARED)"))
     for m in re.finditer(r"\b(__device__|__constant__|__managed__)\b", text):
@@ -135,4 +140,7 @@ def rewrite_memory_declarations(path, text, mask, errors):
                               % ("static " if static else "", "const " if constant else "", init, name, init,
                                  "true" if constant else "false", name))
         edits.append((end + 1, end + 1, "".join(references)))
-    return apply_edits(text, edits) + (DYNAMIC_SHARED_DEFINITION if uses_dynamic_shared else "")
+    # each name as a symbol of its own, which the runtime reads to name the buffer in its reports
+    names = "".join('extern "C" __attribute__((weak, used)) const char %s%s = 0;\n' % (SHARED_NAME_PREFIX, n)
+                    for n in shared_names)
+    return apply_edits(text, edits) + (DYNAMIC_SHARED_DEFINITION + names if uses_dynamic_shared else "")

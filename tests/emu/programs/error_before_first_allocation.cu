@@ -21,5 +21,8 @@ int main() {
     shift<<<1, 32>>>(in, out, 32);
     print_error("launch", cudaGetLastError());
     print_error("sync", cudaDeviceSynchronize());
+    float host[32];
+    print_error("memcpy", cudaMemcpy(host, out, sizeof host, cudaMemcpyDeviceToHost));
+    print_error("last_error", cudaGetLastError());
     return 0;
 }

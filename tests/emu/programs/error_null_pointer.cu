@@ -12,9 +12,13 @@ __global__ void fill(float* out, int n) {
 
 int main() {
     float* d_out = nullptr;  // never allocated
+    float* d_other = nullptr;
+    CHECK(cudaMalloc(&d_other, 32 * sizeof(float)));
     fill<<<1, 32>>>(d_out, 32);
     print_error("launch", cudaGetLastError());
     print_error("sync", cudaDeviceSynchronize());
-    print_error("after", cudaMalloc(&d_out, 32 * sizeof(float)));
+    float out[32];
+    print_error("memcpy", cudaMemcpy(out, d_other, sizeof out, cudaMemcpyDeviceToHost));
+    print_error("last_error", cudaGetLastError());
     return 0;
 }
