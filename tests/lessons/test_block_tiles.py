@@ -166,6 +166,18 @@ class TrafficWithLab(unittest.TestCase):
         self.assertNotIn("split-K", unsplit.stdout)
         self.assertNotIn("waves", unsplit.stdout)
 
+    def test_make_traffic_forwards_the_tile_constants_the_exercises_change(self):
+        s = calc.BlockShape(128, 128, 128, calc.BlockTile.of_lab(4, BK=4, TM=16))
+        proc = run(["make", "-s", "traffic", "M=128", "K=128", "N=128", "LAB=4", "BK=4", "TM=16"])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("BK = 4, TM×TN = 16×1", proc.stdout)
+        self.assertIn(calc.format_number(calc.value("shared_load_bytes", s)), proc.stdout)
+        # a constant the lab does not have, or one without a lab, is refused in one line
+        for extra in (["LAB=4", "WMITER=2"], ["TILE=16", "BK=4"]):
+            proc = run(["make", "-s", "traffic", "M=128", "K=128", "N=128"] + extra)
+            self.assertNotEqual(proc.returncode, 0)
+            self.assertIn("make traffic: ", proc.stderr)
+
     def test_the_split_rule_and_the_splits_made(self):
         labh = calc.BlockTile.of_lab(6)
         for (M, K, N, sms, per_sm), want in [((512, 512, 512, 132, 2), 8),     # 16 tiles, 264 slots, 32 phases

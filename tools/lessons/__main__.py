@@ -30,18 +30,28 @@ def shape_from(args, max_size=None, why=""):
     return Shape(M, K, N, args.whole_number("TILE", MAX_TILE, "a TILE×TILE block holds at most 1,024 threads"))
 
 
+# lab.h constants `make traffic LAB=N` may change, as the exercises do (BK=4 TM=16 for lab 4)
+TILE_CONSTANTS = ["BM", "BN", "BK", "TM", "TN", "WM", "WN", "WMITER", "WNITER", "STAGES", "TILE_WIDTH"]
+
+
 def cmd_traffic(argv):
     from . import traffic
-    args = Arguments("traffic", argv, ["M", "K", "N", "TILE", "LAB", "SPLIT", "SMS", "PER_SM"],
+    args = Arguments("traffic", argv, ["M", "K", "N", "TILE", "LAB", "SPLIT", "SMS", "PER_SM"] + TILE_CONSTANTS,
                      SIZE_USAGE + "; or LAB=<lab> instead of TILE, for that lab's block tile, with [SPLIT=<ranges of "
-                     "K>] [SMS=<multiprocessors> PER_SM=<blocks each>]")
+                     "K>] [SMS=<multiprocessors> PER_SM=<blocks each>] and any of its lab.h constants changed (%s)"
+                     % ", ".join(n + "=.." for n in TILE_CONSTANTS))
+    changed = {name: args.whole_number(name) for name in TILE_CONSTANTS if args.text(name)}
     if not args.text("LAB"):
+        if changed:
+            args.fail("%s= changes a lab's tile: give LAB=<lab> (TILE= alone is lab 3's square tile)"
+                      % next(iter(changed)))
         print(traffic.report(shape_from(args)))
         return 0
     if args.text("TILE"):
         args.fail("give TILE or LAB, not both: LAB=%s fixes the tile" % args.text("LAB"))
     M, K, N = [args.whole_number(name) for name in ("M", "K", "N")]
     gpu = {name: args.whole_number(name) for name in ("SPLIT", "SMS", "PER_SM") if args.text(name)}
+    gpu.update(changed)
     try:
         shape = block_shape(M, K, N, args.whole_number("LAB"), gpu)
     except ValueError as e:

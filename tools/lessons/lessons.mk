@@ -3,6 +3,7 @@
 #   make traffic M=55 K=48 N=43 TILE=16   grid, phases, bytes read and written, FLOPs, intensity (naive vs tiled)
 #        LAB=5 instead of TILE            the same for that lab's block tile and register tiles (labs 2-6)
 #        LAB=6 SPLIT=8 SMS=132 PER_SM=2   ... with K split 8 ways, and the waves on a GPU of 132 multiprocessors
+#        LAB=4 BK=4 TM=16                 ... with lab.h's constants changed (BM BN BK TM TN WM WN WMITER ...)
 #   make trace M=4 K=4 N=4 TILE=2 [BLOCK=x,y]   the tiled algorithm phase by phase for one block (default 0,0)
 #   make heatmap LAB=3 [KERNEL=file] [M=.. K=.. N=..]   SVG maps of per-element reads and writers, in build/heatmap/,
 #                                         and which launched blocks wrote nothing
@@ -19,7 +20,9 @@ LESSON := $(PYTHON) -m tools.lessons
 .PHONY: traffic trace heatmap coalescing answers tf32
 
 traffic:
-	@$(LESSON) traffic M=$(M) K=$(K) N=$(N) TILE=$(TILE) LAB=$(LAB) SPLIT=$(SPLIT) SMS=$(SMS) PER_SM=$(PER_SM)
+	@$(LESSON) traffic M=$(M) K=$(K) N=$(N) TILE=$(TILE) LAB=$(LAB) SPLIT=$(SPLIT) SMS=$(SMS) PER_SM=$(PER_SM) \
+	  BM=$(BM) BN=$(BN) BK=$(BK) TM=$(TM) TN=$(TN) WM=$(WM) WN=$(WN) WMITER=$(WMITER) WNITER=$(WNITER) \
+	  STAGES=$(STAGES) TILE_WIDTH=$(TILE_WIDTH)
 
 trace:
 	@$(LESSON) trace M=$(M) K=$(K) N=$(N) TILE=$(TILE) BLOCK=$(BLOCK)
