@@ -21,6 +21,7 @@
 #include <iostream>
 #include <new>
 #include <regex>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -176,6 +177,8 @@ struct CourseReporter : doctest::IReporter {
     std::string suite_, name_;
     std::vector<std::string> failures_;
     std::set<std::string> shown_;  // emulator findings printed so far, without their counts
+    // per finding (finding_key): its kind, and how many failed tests it was found in
+    std::map<std::string, std::pair<std::string, int>> tests_with_;
     int passed_ = 0, failed_ = 0;
 
     // A finding is named by its kind and the first source location it gives: the same mistake found again on
@@ -208,6 +211,9 @@ struct CourseReporter : doctest::IReporter {
         if (stats.numTestCases > passed_ + failed_)
             out_ << ", " << (stats.numTestCases - passed_ - failed_) << " not run";
         out_ << (failed_ ? "" : " — all pass") << "\n";
+        for (const auto& [key, kind_count] : tests_with_)  // a finding repeated across tests: said once, counted here
+            if (kind_count.second > 1)
+                out_ << "the " << key << " failed " << kind_count.second << " tests\n";
     }
     void test_case_start(const doctest::TestCaseData& tc) override {
         const std::string suite = tc.m_test_suite ? tc.m_test_suite : "";
@@ -228,8 +234,10 @@ struct CourseReporter : doctest::IReporter {
             out_.flush();
             return;
         }
-        out_ << "\n";
         std::vector<std::string> said;
+        std::set<std::string> found;  // the findings of this test, new or shown before
+        bool only_again = true;       // every line said is a finding shown under an earlier test
+        std::vector<std::string> again;  // the kinds of those
         int more = 0;  // later failures of this test that show nothing new (another size with the same fault)
         for (const std::string& f : failures_) {
             if (&f != &failures_.front() && !has_new_finding(f)) {
@@ -246,18 +254,34 @@ struct CourseReporter : doctest::IReporter {
                 if (indent > 0 && body.rfind("... and ", 0) != 0) {
                     const std::string also = "the emulator also found ";
                     const std::string finding = body.rfind(also, 0) == 0 ? body.substr(also.size()) : body;
+                    if (found.insert(finding_key(finding)).second) {
+                        auto& entry = tests_with_[finding_key(finding)];
+                        entry.first = finding.substr(0, finding.find(':'));
+                        ++entry.second;
+                    }
                     if (!shown_.insert(finding_key(finding)).second) {
-                        const std::string again = "the " + finding.substr(0, finding.find(':')) + " shown above again";
+                        const std::string kind = finding.substr(0, finding.find(':'));
+                        again.push_back(kind);
                         if (said.empty())
-                            said.push_back(again);
+                            said.push_back("the " + kind + " shown above again");
                         else
-                            said.back() += (said.back().back() == ':' ? " " : "; ") + again;
+                            said.back() += (said.back().back() == ':' ? " " : "; ") + ("the " + kind + " shown above again");
                         continue;
                     }
                 }
+                // a line that only introduces findings ("1×1·1×1 seeded random (seed 10):") says nothing itself
+                if (indent > 0 || body.back() != ':') only_again = false;
                 said.push_back(body);
             }
         }
+        if (only_again && !again.empty()) {  // nothing new: one line, the count comes at the end
+            std::string kinds;
+            for (const std::string& k : again) kinds += (kinds.empty() ? "" : " and the ") + k;
+            out_ << " — the " << kinds << " shown above\n";
+            out_.flush();
+            return;
+        }
+        out_ << "\n";
         if (more && !said.empty())
             said.back() += more == 1 ? " (one more size fails the same way)"
                                      : " (" + std::to_string(more) + " more sizes fail the same way)";
