@@ -102,6 +102,12 @@ def list_entries(submissions):
     return entries
 
 
+def without_paths(text):
+    """An error's text with no path of the grading machine in it: each absolute path becomes its last part (the
+    member of the student's own archive or folder it names)."""
+    return re.sub(r"/(?:[^/\s'\"]+/)+([^/\s'\"]*)", lambda m: m.group(1) or ".", text)
+
+
 def safe_member_name(name):
     parts = name.replace("\\", "/").split("/")
     return not (name.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", name) or ".." in parts)
@@ -141,7 +147,7 @@ def prescan_tar(archive):
                         return
                     left -= len(chunk)
     except (OSError, EOFError) as e:  # gzip's BadGzipFile is an OSError
-        raise Rejected("bad-archive", "the tar.gz archive cannot be read: %s" % e)
+        raise Rejected("bad-archive", "the tar.gz archive cannot be read: %s" % without_paths(str(e)))
 
 
 def zip_entry_count(archive):
@@ -185,7 +191,7 @@ def unpack(archive, dest):
                 extract([(i.filename, i.is_dir(), not stat.S_ISLNK(i.external_attr >> 16), i.file_size,
                           lambda i=i: z.open(i)) for i in infos], dest)
         except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, NotImplementedError, RuntimeError) as e:
-            raise Rejected("bad-archive", "the zip archive cannot be read: %s" % e)
+            raise Rejected("bad-archive", "the zip archive cannot be read: %s" % without_paths(str(e)))
         return
     prescan_tar(archive)
     try:
@@ -197,7 +203,7 @@ def unpack(archive, dest):
                     break
             extract(members, dest)
     except (tarfile.TarError, EOFError, OSError, ValueError) as e:  # gzip's BadGzipFile is an OSError
-        raise Rejected("bad-archive", "the tar.gz archive cannot be read: %s" % e)
+        raise Rejected("bad-archive", "the tar.gz archive cannot be read: %s" % without_paths(str(e)))
 
 
 def extract(members, dest):
@@ -213,6 +219,9 @@ def extract(members, dest):
             raise Rejected("unsafe-archive", "'%s' in the archive points outside it" % shown_name(name))
         if not plain:
             raise Rejected("unsafe-archive", "'%s' in the archive is not a plain file or folder" % shown_name(name))
+        if not is_dir and name.replace("\\", "/").rstrip("/").split("/")[-1] in (".", ""):
+            raise Rejected("bad-archive", "the archive holds a file named '%s', which no folder can hold"
+                           % shown_name(name))
         normal = os.path.normpath(name.replace("\\", "/")).lower()  # as a case-insensitive file system may see it
         if normal in seen and not is_dir:  # which copy would win is the unpacker's choice, not the student's
             raise Rejected("bad-archive", "'%s' is in the archive twice" % shown_name(name))
@@ -506,7 +515,7 @@ def grade_submission(entry, student, out_dir, work_root, trusted, slot=0, backen
     except Rejected as r:
         meta.update(status=r.status, reason=r.reason)
     except Exception as e:  # a bug in the grader must not stop the batch; it is recorded, loudly
-        meta.update(status="error", reason="the grader failed: %s: %s" % (type(e).__name__, e))
+        meta.update(status="error", reason="the grader failed: %s: %s" % (type(e).__name__, without_paths(str(e))))
     if meta["status"] != "graded":
         found = [TestResult("submission", meta["status"], "correctness", Status.NOT_RUN, meta["reason"])]
     if sandbox.stopping.is_set():  # Ctrl-C: what was cut short is not a result; the next run grades it again
@@ -592,7 +601,7 @@ def plan(entries, out_root, backend):
             key = content_hash(entry) + "-" + fingerprint
         except OSError as e:  # unreadable: that student's row says so, and the class goes on
             kept.append({"student": student, "status": "error", "total": 0,
-                         "reason": "the submission cannot be read: %s" % results.clean(str(e))})
+                         "reason": "the submission cannot be read: %s" % results.clean(without_paths(str(e)))})
             continue
         meta = load_meta(output_folder(out_root, student))
         if meta and meta.get("key") == key:

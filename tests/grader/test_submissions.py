@@ -160,6 +160,21 @@ def test_an_encrypted_zip_is_a_bad_archive(tmp_path):
     assert e.value.status == "bad-archive"
 
 
+@pytest.mark.parametrize("name", [".", "lab1-naive/."])
+def test_a_file_named_dot_is_a_bad_archive_whose_reason_shows_no_path_of_the_grader(tmp_path, name):
+    archive = zip_of(tmp_path / "dot.zip", [(name, "x"), ("%s/kernel.cu" % LAB, "// mine\n")])
+    with pytest.raises(Rejected) as e:
+        classgrade.unpack(archive, str(tmp_path / "out"))
+    assert e.value.status == "bad-archive" and str(tmp_path) not in e.value.reason and "/" not in \
+        e.value.reason.replace("'%s'" % name, ""), e.value.reason
+
+
+def test_an_error_text_loses_the_grading_machines_paths():
+    assert classgrade.without_paths("[Errno 21] Is a directory: '/srv/grade/.work/unpacked/.'") == \
+        "[Errno 21] Is a directory: '.'"
+    assert classgrade.without_paths("cannot open /tmp/x/lab3-boundary/kernel.cu") == "cannot open kernel.cu"
+
+
 def test_a_zip_of_400000_entries_is_refused_from_its_end_record(tmp_path, monkeypatch):
     # the central directory is never read: zipfile is not even asked
     archive = zip_of(tmp_path / "many.zip", [("f%d" % i, "") for i in range(3)])
