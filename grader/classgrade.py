@@ -712,6 +712,27 @@ def cmd_slurm_task(args):
 # ---------------------------------------------------------------------------------------------------------------
 # Commands
 # ---------------------------------------------------------------------------------------------------------------
+# What a sandbox's user must read of the course, as bubblewrap's mounts give it (Trusted.read_only): the rest (the
+# hidden tests' source in grader/, course/'s metadata, solutions/ where present) is closed to other users before a
+# sandbox without bubblewrap runs.
+SANDBOX_READS = ("common", "labs", "build")
+
+
+def hide_course_from_other_users():
+    """For the setpriv fallback, run as root: the course's folder lets other users pass through but not list it,
+    and every top-level entry but SANDBOX_READS loses other users' access (its owner and group keep theirs). The
+    unprivileged user then reads what bubblewrap would have shown it, and what any user may read outside the
+    course."""
+    if os.geteuid() != 0:
+        return
+    os.chmod(ROOT, (os.stat(ROOT).st_mode & 0o7777 & ~0o004) | 0o001)
+    for name in os.listdir(ROOT):
+        path = os.path.join(ROOT, name)
+        if name in SANDBOX_READS or os.path.islink(path):
+            continue
+        os.chmod(path, os.stat(path).st_mode & 0o7777 & ~0o007)
+
+
 def check_sandbox(no_sandbox, fall_back=False):
     """The sandbox's mode ("bwrap", or "setpriv" where bubblewrap cannot run and fall_back allows), or None."""
     sandbox.limits_from_env()  # a bad GRADE_* value stops here, before anything is graded
@@ -724,6 +745,7 @@ def check_sandbox(no_sandbox, fall_back=False):
         if ok_fallback:
             say("classgrade: bubblewrap cannot run here (%s); the student's code runs as an unprivileged user "
                 "instead" % why)
+            hide_course_from_other_users()
             return "setpriv"
         say("classgrade: grading without the sandbox: %s; and %s" % (why, why_not))
         return None
@@ -798,6 +820,7 @@ def cmd_grade_one(args):
         ok, why = sandbox.fallback_available()
         if not ok:
             raise SystemExit("classgrade: --sandbox setpriv: %s" % why)
+        hide_course_from_other_users()
         sandboxed = "setpriv"
     else:
         sandboxed = check_sandbox(args.no_sandbox or args.sandbox == "no", fall_back=args.sandbox == "auto")

@@ -612,6 +612,24 @@ def test_grade_one_with_setpriv_grades_a_submission(setpriv_tmp):
             printed, proc.stdout[-1500:] + proc.stderr[-1500:])
 
 
+def test_setpriv_mode_cannot_read_the_hidden_tests_or_the_course_metadata(setpriv_tmp):
+    """Without bubblewrap, the grader first closes the course's folder to other users but for what a sandbox reads
+    under bubblewrap: the hidden tests' source and course/ are then out of the unprivileged user's reach."""
+    classgrade.hide_course_from_other_users()
+    where = os.path.join(setpriv_tmp, "setpriv-reads")
+    os.makedirs(where)
+    b = sandbox.Sandbox([], where, slot=sandbox.claim_slots(1)[0], mode="setpriv")
+    b.prepare()
+    hidden = [os.path.join(ROOT, "grader", "hidden", "hidden_check.cpp"), os.path.join(ROOT, "course", "labs.py")]
+    for path in hidden:
+        out = b.run(["cat", path])
+        assert out.returncode != 0 and "hidden_check" not in out.stdout and "def " not in out.stdout, path
+    listing = b.run(["ls", ROOT])
+    assert listing.returncode != 0, "the course's folder can be listed: %s" % listing.stdout[:300]
+    public = b.run(["cat", os.path.join(ROOT, "common", "harness.h")])
+    assert public.returncode == 0 and "check_result" in public.stdout, public.stderr
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # The GPU build's host object is checked too: nvcc's own constructor passes, a student's does not
 # ---------------------------------------------------------------------------------------------------------------
