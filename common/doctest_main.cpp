@@ -212,8 +212,7 @@ struct CourseReporter : doctest::IReporter {
             out_ << ", " << (stats.numTestCases - passed_ - failed_) << " not run";
         out_ << (failed_ ? "" : " — all pass") << "\n";
         for (const auto& [key, kind_count] : tests_with_)  // a finding repeated across tests: said once, counted here
-            if (kind_count.second > 1)
-                out_ << "the " << key << " failed " << kind_count.second << " tests\n";
+            if (kind_count.second > 1) out_ << "the " << key << " failed " << kind_count.second << " tests\n";
     }
     void test_case_start(const doctest::TestCaseData& tc) override {
         const std::string suite = tc.m_test_suite ? tc.m_test_suite : "";
@@ -235,8 +234,8 @@ struct CourseReporter : doctest::IReporter {
             return;
         }
         std::vector<std::string> said;
-        std::set<std::string> found;  // the findings of this test, new or shown before
-        bool only_again = true;       // every line said is a finding shown under an earlier test
+        std::set<std::string> found;     // the findings of this test, new or shown before
+        bool only_again = true;          // every line said is a finding shown under an earlier test
         std::vector<std::string> again;  // the kinds of those
         int more = 0;  // later failures of this test that show nothing new (another size with the same fault)
         for (const std::string& f : failures_) {
@@ -265,7 +264,8 @@ struct CourseReporter : doctest::IReporter {
                         if (said.empty())
                             said.push_back("the " + kind + " shown above again");
                         else
-                            said.back() += (said.back().back() == ':' ? " " : "; ") + ("the " + kind + " shown above again");
+                            said.back() +=
+                                (said.back().back() == ':' ? " " : "; ") + ("the " + kind + " shown above again");
                         continue;
                     }
                 }

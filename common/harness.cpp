@@ -502,8 +502,10 @@ Verdict check_fp32_flops(const Problem& p, const Run& run) {
     const uint64_t product = 2ull * p.M * p.N * p.K;
     if (run.fp32_flops >= product) return {};
     std::string elsewhere;
-    if (run.fp64_flops) elsewhere += "; they did " + with_commas(run.fp64_flops) + " in double: this lab computes in float";
-    if (run.tensor_flops) elsewhere += "; the tensor cores did " + with_commas(run.tensor_flops) + ": this lab uses the CUDA cores";
+    if (run.fp64_flops)
+        elsewhere += "; they did " + with_commas(run.fp64_flops) + " in double: this lab computes in float";
+    if (run.tensor_flops)
+        elsewhere += "; the tensor cores did " + with_commas(run.tensor_flops) + ": this lab uses the CUDA cores";
     return {false,
             p.description + ": the kernels executed " + with_commas(run.fp32_flops) + " float FLOPs, fewer than the " +
                 with_commas(product) + " of the product (2·M·N·K: one multiply and one add per a·b)" + elsewhere +

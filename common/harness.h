@@ -57,11 +57,11 @@ struct Run {
         std::string kernel;
         uint64_t blocks = 0, barriers = 0;  // barriers: block-wide barriers that opened, over all the blocks
     };
-    std::vector<LaunchBarriers> barriers;  // per launch
-    uint64_t tensor_flops = 0;             // the FLOPs of the kernels' mma_sync calls (tensor cores)
+    std::vector<LaunchBarriers> barriers;     // per launch
+    uint64_t tensor_flops = 0;                // the FLOPs of the kernels' mma_sync calls (tensor cores)
     uint64_t fp32_flops = 0, fp64_flops = 0;  // the kernels' float and double arithmetic (2 per fma, 1 per mul/add)
-    uint64_t tf32_unrounded_inputs = 0;    // TF32 inputs of those calls not rounded to TF32 (cudaemu.h)
-    std::vector<uint32_t> C_writes;        // per element of C: how many kernel stores touched it
+    uint64_t tf32_unrounded_inputs = 0;       // TF32 inputs of those calls not rounded to TF32 (cudaemu.h)
+    std::vector<uint32_t> C_writes;           // per element of C: how many kernel stores touched it
     std::vector<int64_t> C_writer;  // per element of C: linear index of the block that stored it last, -1 if none
     std::vector<uint32_t> A_reads;  // per element of A: how many kernel loads touched it
     std::vector<uint32_t> B_reads;  // per element of B: the same
@@ -76,10 +76,10 @@ struct Run {
         std::string where;                 // "kernel.cu:36"
         uint64_t requests = 0, sectors = 0, ideal = 0;
     };
-    std::vector<LineRequests> ABC_requests;  // loads of A and B, stores of C, per source line
-    uint64_t shared_load_wavefronts = 0;        // all shared-memory loads' wavefronts (counting requests only)
+    std::vector<LineRequests> ABC_requests;       // loads of A and B, stores of C, per source line
+    uint64_t shared_load_wavefronts = 0;          // all shared-memory loads' wavefronts (counting requests only)
     std::vector<LineRequests> shared_load_lines;  // shared-memory loads per source line ("shared"; sectors: wavefronts)
-    std::vector<Finding> findings;           // every launch's, in order
+    std::vector<Finding> findings;                // every launch's, in order
     // What matmul() copied out of A or B with cudaMemcpy (to the host, or to other device memory) instead of its
     // kernels reading them: "A: 9,216 bytes to the host", one per copy (emulator only; matmul() only)
     std::vector<std::string> AB_copies;

@@ -76,7 +76,7 @@ std::string describe_oob(uintptr_t a, size_t size) {
 }
 
 std::mutex g_host_access_mutex;
-std::set<uintptr_t> g_host_access_reported;  // printed once per source access, for the program's whole run
+std::set<uintptr_t> g_host_access_reported;     // printed once per source access, for the program's whole run
 std::vector<HostAccessReport> g_host_accesses;  // since clear_launches(), once per (source access, allocation)
 
 void host_access(uintptr_t a, size_t size, bool store, uintptr_t pc) {

@@ -201,9 +201,9 @@ void mark_host_memory(const void* host_ptr, size_t bytes, const char* name) {
 void forget_host_memory(const void* host_ptr) {
     std::lock_guard<std::mutex> api(g_api_mutex);
     const uintptr_t a = reinterpret_cast<uintptr_t>(host_ptr);
-    g_host_only.erase(std::remove_if(g_host_only.begin(), g_host_only.end(),
-                                     [a](const HostOnlyRange& r) { return r.base == a; }),
-                      g_host_only.end());
+    g_host_only.erase(
+        std::remove_if(g_host_only.begin(), g_host_only.end(), [a](const HostOnlyRange& r) { return r.base == a; }),
+        g_host_only.end());
 }
 
 void name_allocation(const void* device_ptr, const char* name) {

@@ -160,7 +160,8 @@ const std::vector<ElfSymbol>& executable_symbols() {
                 if (sym[j].st_name >= strtab.sh_size) continue;
                 const char* name = data.data() + strtab.sh_offset + sym[j].st_name;
                 // emucc names the extern __shared__ arrays with a data symbol each (declarations.py)
-                const bool shared_name = type == STT_OBJECT && strncmp(name, kSharedNamePrefix, strlen(kSharedNamePrefix)) == 0;
+                const bool shared_name =
+                    type == STT_OBJECT && strncmp(name, kSharedNamePrefix, strlen(kSharedNamePrefix)) == 0;
                 if (type != STT_TLS && type != STT_FUNC && !shared_name) continue;
                 // a symbol another library defines (libstdc++'s thread-local __once_callable@GLIBCXX_3.4.11) has
                 // no place in this executable: its value 0 would name the first bytes of shared memory
@@ -179,7 +180,8 @@ const std::vector<TlsSymbol>& tls_symbols() {
         std::vector<TlsSymbol> out;
         std::string dynamic;  // the extern __shared__ arrays' names: "'buf', extern __shared__"
         for (const ElfSymbol& s : executable_symbols())
-            if (s.type == STT_OBJECT) dynamic += (dynamic.empty() ? "" : "' or '") + s.name.substr(strlen(kSharedNamePrefix));
+            if (s.type == STT_OBJECT)
+                dynamic += (dynamic.empty() ? "" : "' or '") + s.name.substr(strlen(kSharedNamePrefix));
         if (dynamic.empty()) dynamic = "extern __shared__";
         for (const ElfSymbol& s : executable_symbols()) {
             if (s.type != STT_TLS) continue;

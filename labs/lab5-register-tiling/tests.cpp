@@ -64,8 +64,9 @@ TEST_CASE(
 // of 2 words in different banks (1 wavefront), and TN loads of Bs[k][tx * TN + j], 16 words TN apart: TN / 2 banks
 // hold them 4 each, TN / 2 wavefronts; for the warp's 32·TM·TN multiply-adds. As not transposed puts a warp's 2 rows
 // of A in the same bank: 2 wavefronts a load.
-TEST_CASE("bank conflicts: A transposed in shared memory, at most (TM + TN*TN/2)/(TM*TN) wavefronts per warp "
-          "multiply-add (130x36 * 36x260)") {
+TEST_CASE(
+    "bank conflicts: A transposed in shared memory, at most (TM + TN*TN/2)/(TM*TN) wavefronts per warp "
+    "multiply-add (130x36 * 36x260)") {
     Problem p = random_problem(130, 260, 36, 24);
     expect(check_shared_wavefronts_per_fma(
         p, run_matmul_counting_requests(p, matmul), BM, BN, BK, TM + TN * TN / 2, TM * TN,

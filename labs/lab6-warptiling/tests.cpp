@@ -80,12 +80,13 @@ TEST_CASE("coalesced: float4 loads along tile rows and float4 stores of C (130x3
 // as float4s of consecutive words, and no two lanes of a request meet in a bank on different words: one wavefront per
 // 32 floats, for its WMITER·TM·WNITER·TN multiply-adds. Lab 5's layout (a thread's TN columns of B TN words apart
 // from the next thread's) takes 2.5 times as many.
-TEST_CASE("warp tiling: conflict-free shared loads, at most (WMITER*TM + WNITER*TN)/(WMITER*TM*WNITER*TN) "
-          "wavefronts per warp multiply-add (130x36 * 36x260)") {
+TEST_CASE(
+    "warp tiling: conflict-free shared loads, at most (WMITER*TM + WNITER*TN)/(WMITER*TM*WNITER*TN) "
+    "wavefronts per warp multiply-add (130x36 * 36x260)") {
     Problem p = random_problem(130, 260, 36, 36);
     expect(check_shared_wavefronts_per_fma(
-        p, run_matmul_counting_requests(p, matmul), BM, BN, BK, WMITER * TM + WNITER * TN,
-        WMITER * TM * WNITER * TN, "warp tiling with conflict-free float4 loads from shared memory",
+        p, run_matmul_counting_requests(p, matmul), BM, BN, BK, WMITER * TM + WNITER * TN, WMITER * TM * WNITER * TN,
+        "warp tiling with conflict-free float4 loads from shared memory",
         "The lesson's layout takes 1 wavefront per load: give each warp a WM×WN tile and each lane TM×TN pieces of "
         "it a warp step apart, loaded from shared memory as float4s (As transposed), so that the lanes of a warp "
         "read consecutive words"));

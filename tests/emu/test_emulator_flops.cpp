@@ -14,8 +14,8 @@ using namespace emu_test;
 
 namespace {
 
-const char* const kFlopKeys[] = {"fp32_fma", "fp32_mul", "fp32_add", "fp64_fma", "fp64_mul", "fp64_add",
-                                 "tensor_tf32_flops", "tensor_f16_flops"};
+const char* const kFlopKeys[] = {"fp32_fma", "fp32_mul", "fp32_add",          "fp64_fma",
+                                 "fp64_mul", "fp64_add", "tensor_tf32_flops", "tensor_f16_flops"};
 
 long long flops(const std::string& line, const std::string& kind) {
     return 2 * json_number(line, kind + "_fma") + json_number(line, kind + "_mul") + json_number(line, kind + "_add");
@@ -66,7 +66,7 @@ TEST_CASE("flops: hand-computable counts, per thread that executed them") {
     CHECK(count(0, "fp32_mul") == 0);
     CHECK(count(2, "fp32_mul") == threads);
     CHECK(count(2, "fp32_add") == threads);
-    CHECK(count(3, "fp32_fma") == 20 * 3);  // fmaf, __fmaf_rn and a * b + c, in 20 threads of 64
+    CHECK(count(3, "fp32_fma") == 20 * 3);       // fmaf, __fmaf_rn and a * b + c, in 20 threads of 64
     CHECK(count(4, "fp32_fma") == threads * 3);  // the dot product of two float4s: a mul, then 3 fmas
     CHECK(count(4, "fp32_mul") == threads);
     for (const char* key : {"fp64_fma", "fp64_mul", "fp64_add"}) CHECK(count(5, key) == threads);

@@ -23,6 +23,11 @@ def reference(name, constant=False, static=False):
 # ---------------------------------------------------------------------------------------------------------------
 # extern __shared__
 # ---------------------------------------------------------------------------------------------------------------
+def shared_name(name):
+    """The symbol emucc leaves for an extern __shared__ array's name (symbols.cpp names the buffer with it)."""
+    return 'extern "C" __attribute__((weak, used)) const char __cudaemu_shared_name_%s = 0;\n' % name
+
+
 @pytest.mark.parametrize("declaration", [
     "extern __shared__ float buf[];",
     "extern float __shared__ buf[];",      # the type before __shared__
@@ -31,7 +36,7 @@ def test_extern_shared_array_names_the_dynamic_shared_buffer(declaration):
     text, errors = declared("__global__ void k() {\n    %s\n}\n" % declaration)
     assert errors == []
     assert text == ("__global__ void k() {\n    extern __thread float buf[] __asm__(CUDAEMU_DYNAMIC_SHARED);\n}\n"
-                    + DYNAMIC_SHARED_DEFINITION)
+                    + DYNAMIC_SHARED_DEFINITION + shared_name("buf"))
 
 
 def test_dynamic_shared_buffer_is_defined_once_for_many_arrays():
@@ -39,6 +44,11 @@ def test_dynamic_shared_buffer_is_defined_once_for_many_arrays():
     assert errors == []
     assert text.count("cudaemu_dynamic_shared_storage") == 1
     assert text.count("__asm__(CUDAEMU_DYNAMIC_SHARED)") == 3  # two arrays and the buffer's definition
+    # each name once, for the emulator's reports ('a' or 'b')
+    assert text.endswith(shared_name("a") + shared_name("b"))
+    twice, _ = declared("__global__ void k() { extern __shared__ float a[]; }\n"
+                        "__global__ void j() { extern __shared__ float a[]; }\n")
+    assert twice.count(shared_name("a")) == 1
 
 
 def test_two_extern_shared_arrays_in_one_declaration_are_refused():

@@ -78,9 +78,10 @@ def test_rewrite_source_keeps_every_line_in_place():
               "}\n#endif\n"
               "void launch(float* out) {\n    k\n        <<<1, 4>>>(out);\n}\n")
     rewritten = rewrite_source("k.cu", source)
-    # the definition of the dynamic shared buffer is appended after the last line
-    assert rewritten.endswith(DYNAMIC_SHARED_DEFINITION)
-    assert rewritten[:-len(DYNAMIC_SHARED_DEFINITION)].count("\n") == source.count("\n")
+    # the definition of the dynamic shared buffer, and its array's name, are appended after the last line
+    appended = DYNAMIC_SHARED_DEFINITION + 'extern "C" __attribute__((weak, used)) const char __cudaemu_shared_name_dynamic = 0;\n'
+    assert rewritten.endswith(appended)
+    assert rewritten[:-len(appended)].count("\n") == source.count("\n")
     for kept in ("#if 900 >= 800", "alignas(16) __shared__ float tile[4];", "__launch_site(k\n",
                  "const decltype(cudaemu_initial_weights)& weights", "__asm__(CUDAEMU_DYNAMIC_SHARED)"):
         assert kept in rewritten
