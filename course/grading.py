@@ -90,8 +90,11 @@ def grade_lab(lab, kernel, backend, work_dir, make_sandbox=None, shown_as=None):
 
 def both_backends(results):
     """The GPU's correctness results, each failed where the same case failed on the emulator; the emulator's own
-    correctness results are dropped (every other suite is the emulator's alone)."""
+    correctness results are dropped (every other suite is the emulator's alone). A case the emulator does not run
+    (the large one) passes only where every correctness case the emulator ran passed: only it sees a matmul() that
+    does the work outside its kernels (a copy of A to the host), on any size."""
     on_emu = {r.name: r for r in results if r.suite == "correctness" and r.backend == "emu"}
+    first_emu_failure = next((r for r in on_emu.values() if not r.passed), None)
     merged = []
     for r in results:
         if r.suite == "correctness" and r.backend == "emu":
@@ -100,6 +103,10 @@ def both_backends(results):
         if emu is not None and r.passed and not emu.passed:
             r.status, r.findings, r.failed_checks = emu.status, emu.findings, emu.failed_checks
             r.output = "right on the GPU, but not on the CPU emulator, which sees more:\n" + emu.output
+        elif emu is None and r.suite == "correctness" and r.passed and first_emu_failure is not None:
+            r.status, r.failed_checks = first_emu_failure.status, first_emu_failure.failed_checks
+            r.output = ("right on the GPU, but only counted when the CPU emulator's correctness tests pass too, and "
+                        "'%s' did not:\n%s" % (first_emu_failure.name, first_emu_failure.output))
         merged.append(r)
     return merged
 

@@ -45,7 +45,8 @@ tools/install-deps grader
 RUN_AUTOGRADER = """#!/usr/bin/env bash
 # Gradescope runs this for every submission: grades /autograder/submission into /autograder/results/results.json.
 # AUTOGRADER_ROOT moves /autograder (the course's tests use a temporary folder). Gradescope already gives each
-# submission its own container; the bubblewrap sandbox is used too where the container allows it.
+# submission its own container; the bubblewrap sandbox is used too where the container allows it, else the
+# unprivileged-user fallback (GRADE_SANDBOX=setpriv forces the fallback, as the course's tests do).
 set -euo pipefail
 root="${AUTOGRADER_ROOT:-/autograder}"
 cd "$root/source"
@@ -53,7 +54,7 @@ mkdir -p "$root/results"
 lab=()
 if [ -s assignment_lab ]; then lab=(--lab "$(cat assignment_lab)"); fi  # a one-lab autograder (make autograder LAB=N)
 exec python3 -m grader.classgrade grade-one --submission "$root/submission" --out "$root/results" \\
-  --backend "${BACKEND:-emu}" --sandbox auto "${lab[@]}"
+  --backend "${BACKEND:-emu}" --sandbox "${GRADE_SANDBOX:-auto}" "${lab[@]}"
 """
 
 

@@ -153,3 +153,20 @@ def test_on_the_gpu_backend_a_correctness_case_must_pass_on_the_emulator_too():
         ("reads", "traffic", Status.PASSED)]
     assert "right on the GPU, but not on the CPU emulator" in merged[1].output and \
         "matmul() copied A or B" in merged[1].output and merged[1].failed_checks == ("correctness",)
+
+
+def test_on_the_gpu_backend_a_case_only_the_gpu_runs_needs_the_emulators_cases_to_pass():
+    """The large case runs on the GPU only: a matmul() that multiplies on the host passes it there, and only the
+    emulator's cases see the copy. It counts when every correctness case the emulator ran passed."""
+    from course import grading
+
+    def run(emu_status):
+        return grading.both_backends([
+            TestResult(LAB, "small", "correctness", Status.PASSED, backend="gpu"),
+            TestResult(LAB, "large", "correctness", Status.PASSED, backend="gpu"),
+            TestResult(LAB, "small", "correctness", emu_status, "matmul() copied A or B", (), ("correctness",),
+                       backend="emu")])
+    copied = run(Status.FAILED)
+    assert [(r.name, r.status) for r in copied] == [("small", Status.FAILED), ("large", Status.FAILED)]
+    assert "'small' did not" in copied[1].output and "matmul() copied A or B" in copied[1].output
+    assert [(r.name, r.status) for r in run(Status.PASSED)] == [("small", Status.PASSED), ("large", Status.PASSED)]

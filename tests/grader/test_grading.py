@@ -12,6 +12,7 @@ The tests of the batch run in this file's order: those that grade it again (a se
 that read the first run's reports.
 """
 import csv
+import glob
 import gzip
 import io
 import json
@@ -630,6 +631,36 @@ def test_setpriv_mode_cannot_read_the_hidden_tests_or_the_course_metadata(setpri
     assert public.returncode == 0 and "check_result" in public.stdout, public.stderr
 
 
+def test_grade_one_in_a_fresh_copy_with_an_llvm_bin_first_on_path(tmp):
+    """Debian's clang++ is also /usr/lib/llvm-N/bin/clang++: with that folder first on PATH, the grader and its
+    sandbox reach the compiler by other path strings. The runtime object is keyed by the compiler's identity and
+    built before the sandbox starts, so in a copy that has built nothing yet (no runtime object of any name) the
+    reference still scores full marks."""
+    import conftest
+    bins = sorted(os.path.dirname(c) for c in glob.glob("/usr/lib/llvm-*/bin/clang++"))
+    assert bins, "Debian's clang puts clang++ in /usr/lib/llvm-N/bin"
+    where = os.path.join(tmp, "llvm-first")
+    os.makedirs(where)
+    os.chmod(where, 0o755)
+    course = conftest.fresh_copy(os.path.join(where, "course"))
+    submission = os.path.join(where, "submission")
+    os.makedirs(os.path.join(submission, LABS[0]))
+    shutil.copy(os.path.join(ROOT, "solutions", LABS[0], "kernel.cu"), os.path.join(submission, LABS[0]))
+    out = os.path.join(where, "results")
+    env = dict(os.environ, PATH=bins[-1] + os.pathsep + os.environ["PATH"], **LIMITS)
+    env.pop("CUDAEMU_CACHE", None)
+    proc = subprocess.run([sys.executable, "-m", "grader.classgrade", "grade-one", "--submission", submission,
+                           "--out", out, "--backend", "emu"], capture_output=True, text=True, env=env, cwd=course)
+    try:
+        with open(os.path.join(out, "results.json")) as f:
+            score = json.load(f)["score"]
+    except (OSError, ValueError, KeyError):
+        score = None
+    assert proc.returncode == 0 and score == 100, \
+        "grade-one with %s first on PATH, in a fresh copy: the lab 1 reference scores 100\n%s" % (
+            bins[-1], proc.stdout[-2000:] + proc.stderr[-2000:])
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # The GPU build's host object is checked too: nvcc's own constructor passes, a student's does not
 # ---------------------------------------------------------------------------------------------------------------
@@ -833,14 +864,17 @@ def test_setup_sh_runs(autograder):
     assert proc.returncode == 0, "setup.sh runs (the packages are already here)\n" + proc.stdout + proc.stderr
 
 
-def test_run_autograder_grades_a_fake_autograder_tree(autograder):
+@pytest.mark.parametrize("mode", ["auto", "setpriv"])
+def test_run_autograder_grades_a_fake_autograder_tree(autograder, setpriv_tmp, mode):
+    """Gradescope's run, with bubblewrap where it works (auto) and with the fallback of a container without it."""
     root, source, _ = autograder
     submission = os.path.join(root, "submission")
-    os.makedirs(os.path.join(submission, LABS[0]))
+    os.makedirs(os.path.join(submission, LABS[0]), exist_ok=True)
     shutil.copy(os.path.join(ROOT, "solutions", LABS[0], "kernel.cu"), os.path.join(submission, LABS[0]))
-    os.makedirs(os.path.join(submission, LABS[-1]))
+    os.makedirs(os.path.join(submission, LABS[-1]), exist_ok=True)
     shutil.copy(toolchain.skeleton(LABS[-1]), os.path.join(submission, LABS[-1]))
-    env = dict(os.environ, AUTOGRADER_ROOT=root, **LIMITS)
+    shutil.rmtree(os.path.join(root, "results"), ignore_errors=True)
+    env = dict(os.environ, AUTOGRADER_ROOT=root, GRADE_SANDBOX=mode, **LIMITS)
     proc = subprocess.run([os.path.join(source, "run_autograder")], capture_output=True, text=True, env=env)
     try:
         with open(os.path.join(root, "results", "results.json")) as f:
@@ -849,8 +883,8 @@ def test_run_autograder_grades_a_fake_autograder_tree(autograder):
         doc = {"error": str(e)}
     hidden = [x for x in doc.get("tests", []) if x.get("visibility") == classgrade.HIDDEN_VISIBILITY]
     assert proc.returncode == 0 and doc.get("score") == 100 and len(hidden) == 2 * classgrade.HIDDEN_CASES, \
-        "run_autograder grades a fake /autograder/submission (a solution and a skeleton: 100 points) into " \
-        "results/results.json\n" + proc.stdout[-2000:] + proc.stderr[-2000:] + json.dumps(doc)[:1000]
+        "run_autograder (--sandbox %s) grades a fake /autograder/submission (a solution and a skeleton: 100 points) " \
+        "into results/results.json\n" % mode + proc.stdout[-2000:] + proc.stderr[-2000:] + json.dumps(doc)[:1000]
 
 
 # ---------------------------------------------------------------------------------------------------------------
