@@ -114,7 +114,7 @@ correctness
   FAIL  width=34 with A = 1, B = 2: every value is 68.0
         ... 1156 of 1156 elements are wrong; the first is C[0][0] (row, col): got nan, want 68 ... — NaN means your kernel never wrote it
   ...
-11 tests: 0 passed, 11 failed
+12 tests: 0 passed, 12 failed
 ```
 
 Read [lesson 1](docs/lab1-naive.md), fill in the kernel, its launcher and the host code around them, and run
