@@ -335,10 +335,14 @@ void finish_report(LaunchReport& r, const std::vector<Worker*>& workers) {
     // How many times a diagnostic happened: in every block; but once an error ended the launch, in the block shown
     // only, since how far the other blocks got depends on the schedule.
     auto counted = [&](const RawDiag& d) { return first_fatal == UINT64_MAX ? d.count : d.block_count; };
+    bool index_bug = false;
+    for (auto& [key, d] : diags) index_bug |= d.index_dimension;
     std::vector<RawDiag> ordered;
-    for (auto& [key, d] : diags)
-        if (d.kind == DiagKind::kRace || d.kind == DiagKind::kUninitialised || d.block <= first_fatal)
-            ordered.push_back(d);
+    for (auto& [key, d] : diags) {
+        const bool follows = d.kind == DiagKind::kRace || d.kind == DiagKind::kUninitialised;
+        if (follows && index_bug) continue;  // what an index outside its dimension reached: not a barrier's business
+        if (follows || d.block <= first_fatal) ordered.push_back(d);
+    }
     std::sort(ordered.begin(), ordered.end(), [](const RawDiag& a, const RawDiag& b) {
         return std::tie(a.block, a.thread, a.pc1, a.pc2) < std::tie(b.block, b.thread, b.pc1, b.pc2);
     });

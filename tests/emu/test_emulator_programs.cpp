@@ -100,6 +100,7 @@ const ErrorProgram kErrorPrograms[] = {
     {"error_wmma_ldm", "misaligned", cudaErrorMisalignedAddress},
     {"error_wmma_oob", "out-of-bounds", cudaErrorIllegalAddress},
     {"error_wmma_race_no_barrier", "race", cudaSuccess},
+    {"error_index_outside_dimension", "out-of-bounds", cudaSuccess},
 };
 
 }  // namespace
@@ -143,6 +144,16 @@ TEST_CASE("error programs: the right error names after the launch, and the diagn
     CHECK(contains(misaligned.err, "'d_A' (byte "));
     CHECK(contains(misaligned.err, "8 bytes past a multiple of 16"));
     CHECK(contains(misaligned.err, "error_misaligned_float4.cu:14"));
+    // an index outside its own dimension, though the address is inside the array: named as written, with the
+    // dimension's range, and never reported as the race or the barrier its symptom looks like
+    const Run index = run({program("error_index_outside_dimension")});
+    CHECK(contains(index.err, "error_index_outside_dimension.cu:21: cudaemu: out-of-bounds"));
+    CHECK(contains(index.err, "As[.][.][32]: index 32 outside 0..31"));
+    CHECK(contains(index.err, "error_index_outside_dimension.cu:28: cudaemu: out-of-bounds"));
+    CHECK(contains(index.err, "acc[.][4]: index 4 outside 0..3"));
+    CHECK(!contains(index.err, "cudaemu: race"));
+    CHECK(!contains(index.err, "cudaemu: uninitialised"));
+    CHECK(!contains(index.err, "__syncthreads"));
 }
 
 // ===============================================================================================================

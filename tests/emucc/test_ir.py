@@ -23,8 +23,9 @@ in that syntax.
 """
 import pytest
 
-from cudaemu_cc.ir import (count_flops, detach_coverage_flags, fuse_device_multiply_adds, rewrite_ir, route_by_alignment,
-                           strip_stack_slot_callbacks)
+from cudaemu_cc.ir import (count_flops, detach_coverage_flags, fuse_device_multiply_adds, index_check_names,
+                           name_index_checks, raise_vector_alignment, rewrite_ir, route_by_alignment,
+                           strip_stack_slot_callbacks, vector_alignments)
 
 VERSIONS = ["llvm14", "llvm16"]
 
@@ -564,3 +565,124 @@ def test_each_basic_block_counts_its_own_kinds_after_its_phi_nodes(version):
 def test_no_count_without_device_code(version):
     module = multiply_add_module(version).replace('c"cudaemu.device\\00"', 'c"something.else\\00"')
     assert count_flops(module) == module
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# name_index_checks: -fsanitize=array-bounds's calls -> __cudaemu_index_out_of_bounds(data, index, "As[.][%][.]")
+# ---------------------------------------------------------------------------------------------------------------
+# clang 14's checks for `acc[i][c & 7]` (line 5) and `As[s][k][c]` and `p->As[s][k][c]` (line 6) of
+INDEXED = ("struct S { float As[2][16][128]; };\n"
+           "float As[2][16][128];\n"
+           "float f(int s, int k, int c, S* p) {\n"
+           "  float acc[4][4];\n"
+           "  for (int i = 0; i < 4; ++i) acc[i][c & 7] = 1;\n"
+           "  return As[s][k][c] + p->As[s][k][c];\n"
+           "}\n")
+UBSAN_LLVM14 = lines(
+    '@.src = private unnamed_addr constant [6 x i8] c"t.cpp\\00", align 1',
+    "@0 = private unnamed_addr constant { i16, i16, [14 x i8] } { i16 -1, i16 0, [14 x i8] c\"'float[4][4]'\\00\" }",
+    "@1 = private unnamed_addr constant { i16, i16, [6 x i8] } { i16 0, i16 11, [6 x i8] c\"'int'\\00\" }",
+    "@2 = private unnamed_addr global { { [6 x i8]*, i32, i32 }, { i16, i16, [14 x i8] }*, { i16, i16, [6 x i8] }* } "
+    "{ { [6 x i8]*, i32, i32 } { [6 x i8]* @.src, i32 5, i32 31 }, { i16, i16, [14 x i8] }* @0, "
+    "{ i16, i16, [6 x i8] }* @1 }",
+    "@3 = private unnamed_addr constant { i16, i16, [11 x i8] } { i16 -1, i16 0, [11 x i8] c\"'float[4]'\\00\" }",
+    "@4 = private unnamed_addr global { { [6 x i8]*, i32, i32 }, { i16, i16, [11 x i8] }*, { i16, i16, [6 x i8] }* } "
+    "{ { [6 x i8]*, i32, i32 } { [6 x i8]* @.src, i32 5, i32 31 }, { i16, i16, [11 x i8] }* @3, "
+    "{ i16, i16, [6 x i8] }* @1 }",
+    "@5 = private unnamed_addr constant { i16, i16, [20 x i8] } "
+    "{ i16 -1, i16 0, [20 x i8] c\"'float[2][16][128]'\\00\" }",
+    "@6 = private unnamed_addr global { { [6 x i8]*, i32, i32 }, { i16, i16, [20 x i8] }*, { i16, i16, [6 x i8] }* } "
+    "{ { [6 x i8]*, i32, i32 } { [6 x i8]* @.src, i32 6, i32 10 }, { i16, i16, [20 x i8] }* @5, "
+    "{ i16, i16, [6 x i8] }* @1 }",
+    "@9 = private unnamed_addr constant { i16, i16, [13 x i8] } { i16 -1, i16 0, [13 x i8] c\"'float[128]'\\00\" }",
+    "@10 = private unnamed_addr global { { [6 x i8]*, i32, i32 }, { i16, i16, [13 x i8] }*, { i16, i16, [6 x i8] }* } "
+    "{ { [6 x i8]*, i32, i32 } { [6 x i8]* @.src, i32 6, i32 10 }, { i16, i16, [13 x i8] }* @9, "
+    "{ i16, i16, [6 x i8] }* @1 }",
+    "@13 = private unnamed_addr global { { [6 x i8]*, i32, i32 }, { i16, i16, [13 x i8] }*, { i16, i16, [6 x i8] }* } "
+    "{ { [6 x i8]*, i32, i32 } { [6 x i8]* @.src, i32 6, i32 24 }, { i16, i16, [13 x i8] }* @9, "
+    "{ i16, i16, [6 x i8] }* @1 }",
+    "@14 = private unnamed_addr global { { [6 x i8]*, i32, i32 }, { i16, i16, [20 x i8] }*, { i16, i16, [6 x i8] }* } "
+    "{ { [6 x i8]*, i32, i32 } { [6 x i8]* @.src, i32 6, i32 24 }, { i16, i16, [20 x i8] }* @5, "
+    "{ i16, i16, [6 x i8] }* @1 }",
+    "  call void @__ubsan_handle_out_of_bounds(i8* bitcast ({ { [6 x i8]*, i32, i32 }, { i16, i16, [11 x i8] }*, "
+    "{ i16, i16, [6 x i8] }* }* @4 to i8*), i64 %32) #3, !nosanitize !11",
+    "  call void @__ubsan_handle_out_of_bounds(i8* bitcast ({ { [6 x i8]*, i32, i32 }, { i16, i16, [13 x i8] }*, "
+    "{ i16, i16, [6 x i8] }* }* @13 to i8*), i64 %87) #3, !nosanitize !11",
+    "declare void @__ubsan_handle_out_of_bounds(i8*, i64) #2")
+# the same in LLVM 16's opaque pointers (hand-written from the form clang 16 prints)
+UBSAN_LLVM16 = lines(
+    '@.src = private unnamed_addr constant [6 x i8] c"t.cpp\\00", align 1',
+    "@3 = private unnamed_addr constant { i16, i16, [11 x i8] } { i16 -1, i16 0, [11 x i8] c\"'float[4]'\\00\" }",
+    "@0 = private unnamed_addr constant { i16, i16, [14 x i8] } { i16 -1, i16 0, [14 x i8] c\"'float[4][4]'\\00\" }",
+    "@2 = private unnamed_addr global { { ptr, i32, i32 }, ptr, ptr } { { ptr, i32, i32 } { ptr @.src, i32 5, i32 31 "
+    "}, ptr @0, ptr @1 }",
+    "@4 = private unnamed_addr global { { ptr, i32, i32 }, ptr, ptr } { { ptr, i32, i32 } { ptr @.src, i32 5, i32 31 "
+    "}, ptr @3, ptr @1 }",
+    "  call void @__ubsan_handle_out_of_bounds(ptr @4, i64 %32) #3, !nosanitize !11",
+    "declare void @__ubsan_handle_out_of_bounds(ptr, i64) #2")
+
+
+def test_each_index_check_names_its_access_with_the_index_that_is_out_marked():
+    names = index_check_names(UBSAN_LLVM14, "t.cpp", INDEXED)
+    assert names == {"@2": "acc[%][.]", "@4": "acc[.][%]", "@6": "As[%][.][.]", "@10": "As[.][.][%]",
+                     "@13": "p->As[.][.][%]", "@14": "p->As[%][.][.]"}
+    assert index_check_names(UBSAN_LLVM16, "t.cpp", INDEXED) == {"@2": "acc[%][.]", "@4": "acc[.][%]"}
+
+
+def test_an_index_check_in_another_file_or_a_macro_has_no_name():
+    assert set(index_check_names(UBSAN_LLVM14, "other.cu", INDEXED).values()) == {""}
+    macro = INDEXED.replace("  return As[s][k][c] + p->As[s][k][c];", "  return AT(s, k, c) + p->As[s][k][c];")
+    assert index_check_names(UBSAN_LLVM14, "t.cpp", macro)["@10"] == ""
+
+
+@pytest.mark.parametrize("ir, pointer", [
+    (UBSAN_LLVM14, "i8* getelementptr inbounds ([10 x i8], [10 x i8]* @__cudaemu_index_name.0, i64 0, i64 0)"),
+    (UBSAN_LLVM16, "ptr @__cudaemu_index_name.0")], ids=VERSIONS)
+def test_index_checks_call_the_runtime_with_their_access(ir, pointer):
+    out = name_index_checks(ir, "t.cpp", INDEXED)
+    assert "__ubsan" not in out
+    call = [line for line in out.splitlines() if "@4" in line and "call" in line][0]
+    assert call.endswith("i64 %32, " + pointer + ") #3, !nosanitize !11")
+    assert '@__cudaemu_index_name.0 = private unnamed_addr constant [10 x i8] c"acc[.][%]\\00"' in out
+    assert out.count("declare void @__cudaemu_index_out_of_bounds(") == 1
+    assert name_index_checks(lines("define void @f() {", "}"), "t.cpp", INDEXED) == lines("define void @f() {", "}")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# raise_vector_alignment: a float4 copied through a float array's address is aligned as a float4
+# ---------------------------------------------------------------------------------------------------------------
+# `const float4 v = *reinterpret_cast<const float4*>(&As[1][2][m]);` as clang 14 and clang 16 print it before sroa
+VECTOR_COPY = {
+    "llvm14": lines(
+        "define void @k() {",
+        "  %15 = alloca %struct.float4, align 16",
+        "  %87 = bitcast float* %86 to %struct.float4*",
+        "  %88 = bitcast %struct.float4* %15 to i8*",
+        "  %89 = bitcast %struct.float4* %87 to i8*",
+        "  call void @llvm.memcpy.p0i8.p0i8.i64(i8* align 16 %88, i8* align 4 %89, i64 16, i1 false), !tbaa.struct !14",
+        "  call void @llvm.memcpy.p0i8.p0i8.i64(i8* align 4 %22, i8* align 8 %23, i64 12, i1 false)",
+        "}"),
+    "llvm16": lines(
+        "define void @k() {",
+        "  %15 = alloca %struct.float4, align 16",
+        "  call void @llvm.memcpy.p0.p0.i64(ptr align 16 %15, ptr align 4 %86, i64 16, i1 false), !tbaa.struct !14",
+        "  %90 = getelementptr inbounds %struct.float2, ptr %b, i64 %i",
+        "  call void @llvm.memcpy.p0.p0.i64(ptr align 4 %dst, ptr align 8 %90, i64 8, i1 false)",
+        "  call void @llvm.memcpy.p0.p0.i64(ptr align 4 %22, ptr align 8 %23, i64 12, i1 false)",
+        "}")}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_vector_copy_gets_the_vectors_alignment_on_both_sides(version):
+    out = raise_vector_alignment(VECTOR_COPY[version])
+    copies = [line for line in out.splitlines() if "@llvm.memcpy" in line]
+    assert "align 16 %" in copies[0] and "align 4" not in copies[0] and copies[0].endswith("!tbaa.struct !14")
+    assert copies[-1] == VECTOR_COPY[version].splitlines()[-2]  # a uint3's copy stays as it was
+    if version == "llvm16":
+        assert "ptr align 8 %dst, ptr align 8 %90, i64 8" in copies[1]
+
+
+def test_vector_alignments_come_from_the_headers():
+    aligned = vector_alignments()
+    assert aligned["float4"] == 16 and aligned["double2"] == 16 and aligned["float2"] == 8 and "float" not in aligned
+    assert "int3" not in aligned  # a 3-vector is aligned as its element

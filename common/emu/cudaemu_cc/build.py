@@ -10,8 +10,8 @@ import tempfile
 
 from . import identity
 from .errors import Error
-from .ir import (count_flops, detach_coverage_flags, fuse_device_multiply_adds, rewrite_ir, route_by_alignment,
-                 strip_stack_slot_callbacks)
+from .ir import (count_flops, detach_coverage_flags, fuse_device_multiply_adds, name_index_checks,
+                 raise_vector_alignment, rewrite_ir, route_by_alignment, strip_stack_slot_callbacks)
 from .source import rewrite_source
 from .toolchain import clang_major, compiler_identity, find_clang, find_tool, have_boost_context, run
 
@@ -72,8 +72,9 @@ class Build:
         rewritten = os.path.join(tmp, hashlib.sha1(src.encode()).hexdigest()[:12] + ".cu.cpp")
         with open(rewritten, "w") as f:
             f.write('#line 1 "%s"\n' % shown.replace("\\", "/"))
-            f.write(rewrite_source(shown, text))
-        bc = rewritten + ".bc"
+            compiled = rewrite_source(shown, text)
+            f.write(compiled)
+        front = rewritten + (".front.ll" if self.checks else ".bc")  # what clang's front end makes of it
         ll = rewritten + ".ll"
         base = [self.clang] + self.common + ["-iquote", os.path.dirname(os.path.abspath(src))] + self.user
         base += self.header_overlay(src, tmp)
@@ -83,13 +84,15 @@ class Build:
         # duplicated into both paths) would return to the kernel's caller, and seem to be another barrier.
         # Locals left uninitialised start as a pattern (floats: NaN), never as the 0 a fresh stack happens to hold
         # here: `float sum;` without `= 0` gives wrong results, as it does on a GPU, not right ones by luck.
+        # With the checks, each index into an array of known size is checked against its own dimension
+        # (ir.name_index_checks): `As[s][k][130]` is found even where the address stays inside As.
         run(base + ["-include", "cuda_runtime.h", "-x", "c++", "-O1", "-Xclang", "-disable-llvm-passes",
-                    "-ftrivial-auto-var-init=pattern",
+                    "-ftrivial-auto-var-init=pattern"] + (["-fsanitize=array-bounds"] if self.checks else []) + [
                     "-fno-optimize-sibling-calls", self.debug, self.dwarf, "-fdebug-prefix-map=%s=." % os.getcwd(),
-                    "-emit-llvm", "-c", rewritten, "-o", bc],
+                    "-emit-llvm"] + (["-S"] if self.checks else ["-c"]) + [rewritten, "-o", front],
             "compile")
         if not self.checks:
-            run([self.clang, "-S", "-emit-llvm", bc, "-o", ll], "disassemble")
+            run([self.clang, "-S", "-emit-llvm", front, "-o", ll], "disassemble")
             with open(ll) as f:
                 ir = f.read()
             with open(ll, "w") as f:
@@ -98,21 +101,28 @@ class Build:
                 shutil.copyfile(ll, self.emit_ir)
             run([self.clang, self.opt_level, "-Wno-override-module", "-c", ll, "-o", obj], "optimise")
             return
+        # vector copies aligned as their type before sroa splits them (ir.raise_vector_alignment)
+        with open(front) as f:
+            ir = raise_vector_alignment(f.read())
+        with open(front, "w") as f:
+            f.write(ir)
         if self.opt:
             # Registers first (sroa), then one callback before every remaining load and store, then optimise.
             run([self.opt, "-passes=function(sroa),sancov-module", "-sanitizer-coverage-level=1",
                  "-sanitizer-coverage-inline-bool-flag", "-sanitizer-coverage-trace-loads",
-                 "-sanitizer-coverage-trace-stores", bc, "-S", "-o", ll], "instrument")
+                 "-sanitizer-coverage-trace-stores", front, "-S", "-o", ll], "instrument")
         else:
             run([self.clang, "-O0", "-Xclang", "-disable-O0-optnone", "-Wno-override-module",
-                 "-fsanitize-coverage=inline-bool-flag,trace-loads,trace-stores", "-S", "-emit-llvm", bc, "-o", ll],
+                 "-fsanitize-coverage=inline-bool-flag,trace-loads,trace-stores", "-S", "-emit-llvm", front, "-o", ll],
                 "instrument")
         with open(ll) as f:
             ir = f.read()
         if not self.opt:
             ir = strip_stack_slot_callbacks(ir)
         with open(ll, "w") as f:
-            f.write(count_flops(fuse_device_multiply_adds(detach_coverage_flags(rewrite_ir(route_by_alignment(ir))))))
+            ir = rewrite_ir(route_by_alignment(ir))
+            ir = count_flops(fuse_device_multiply_adds(detach_coverage_flags(ir)))
+            f.write(name_index_checks(ir, shown.replace("\\", "/"), compiled))
         if self.emit_ir:
             shutil.copyfile(ll, self.emit_ir)
         # Identical calls in an if and its else must stay apart: merged callbacks would lose their source lines,

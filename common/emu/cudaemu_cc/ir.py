@@ -4,7 +4,10 @@ optimising it. Each takes the IR's text and returns the new text; build.Build.co
 They read the forms LLVM 14 prints (typed pointers: `i8*`, `float*`) and those of LLVM 15 and newer (opaque
 pointers: `ptr`); tests/emucc/test_ir.py holds both.
 """
+import os
 import re
+
+INCLUDE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "include")
 
 
 # LLVM memory intrinsics in instrumented code (struct copies, zeroing) become calls that count their bytes.
@@ -274,3 +277,142 @@ def route_by_alignment(ir):
         lines[i] = lines[i][:m.start()] + "@%s(%s %s)" % (name, arg_type, ptr) + lines[i][m.end():]
         declared[name] = arg_type
     return "".join(lines) + "".join("declare void @%s(%s)\n" % (n, t) for n, t in sorted(declared.items()))
+
+
+# clang's -fsanitize=array-bounds checks every index into an array of known size against its own dimension, and
+# calls __ubsan_handle_out_of_bounds(data, index) where one is outside: `As[s][k][130]` in `float As[2][16][128]`
+# even though the address stays inside As. `data` is a private global per check: its source location (the column of
+# the array's name) and the type indexed there ('float[16][128]' for k). The calls go to the runtime's
+# __cudaemu_index_out_of_bounds with a third argument naming the access as the student wrote it, "As[.][%][.]",
+# where % marks the index that was out (the dimension is the array's dimensions at that place less the type's).
+UBSAN_DATA = re.compile(r"^(@[-\w.$]+) = private unnamed_addr global \{ \{ (?:ptr|\[\d+ x i8\]\*), i32, i32 \}.*? "
+                        r"\{ (?:ptr|\[\d+ x i8\]\*) (@[-\w.$]+), i32 (\d+), i32 (\d+) \}, [^@]*(@[-\w.$]+)", re.M)
+UBSAN_STRING = re.compile(r'^(@[-\w.$]+) = private unnamed_addr constant (?:\{ i16, i16, \[\d+ x i8\] \} '
+                          r'\{ i16 -?\d+, i16 \d+, )?\[\d+ x i8\] c"((?:[^"\\]|\\[0-9A-Fa-f]{2})*)\\00"', re.M)
+UBSAN_CALL = re.compile(r"@__ubsan_handle_out_of_bounds\((.*), (i64 [^,()]+)\)")
+ACCESSED_NAME = re.compile(r"[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*)*")
+
+
+def subscripts(text, at):
+    """The number of `[...]` groups written right after position `at` of `text`."""
+    count = 0
+    while True:
+        while at < len(text) and text[at] in " \t":
+            at += 1
+        if at >= len(text) or text[at] != "[":
+            return count
+        depth = 0
+        for i in range(at, len(text)):
+            depth += {"[": 1, "]": -1}.get(text[i], 0)
+            if depth == 0:
+                break
+        else:
+            return count
+        count, at = count + 1, i + 1
+
+
+def index_check_names(ir, source_name, source):
+    """{data global: "As[.][%][.]"} for the array-bounds checks in the .cu file (`source`, as clang compiled it and
+    named `source_name`); "" where the source there is no plain name with subscripts (a macro, a header)."""
+    strings = {m.group(1): m.group(2) for m in UBSAN_STRING.finditer(ir)}
+    sites = {}
+    for m in UBSAN_DATA.finditer(ir):
+        file = strings.get(m.group(2), "")
+        dims = len(re.findall(r"\[\d+\]", strings.get(m.group(5), "")))
+        sites[m.group(1)] = (file, int(m.group(3)), int(m.group(4)), dims)
+    widest = {}
+    for file, line, column, dims in sites.values():
+        widest[(file, line, column)] = max(dims, widest.get((file, line, column), 0))
+    lines = source.split("\n")
+    names = {}
+    for data, (file, line, column, dims) in sites.items():
+        names[data] = ""
+        if file != source_name or not 0 < line <= len(lines):
+            continue
+        text = lines[line - 1]
+        m = ACCESSED_NAME.match(text, column - 1)
+        written = subscripts(text, m.end()) if m else 0
+        position = widest[(file, line, column)] - dims
+        if written and 0 <= position < written:
+            name = re.sub(r"\s+", "", m.group(0))
+            names[data] = name + "".join("[%]" if i == position else "[.]" for i in range(written))
+    return names
+
+
+def name_index_checks(ir, source_name, source):
+    """Each __ubsan_handle_out_of_bounds call -> __cudaemu_index_out_of_bounds(data, index, "As[.][%][.]")."""
+    if "@__ubsan_handle_out_of_bounds" not in ir:
+        return ir
+    names = index_check_names(ir, source_name, source)
+    opaque = "declare void @__ubsan_handle_out_of_bounds(ptr" in ir
+    constants = {}
+    out = []
+    for line in ir.splitlines(keepends=True):
+        if line.startswith("declare void @__ubsan_handle_out_of_bounds("):
+            line = "declare void @__cudaemu_index_out_of_bounds(%s, i64, %s)\n" % (("ptr",) * 2 if opaque else
+                                                                                  ("i8*",) * 2)
+        elif "@__ubsan_handle_out_of_bounds(" in line:
+            m = UBSAN_CALL.search(line)
+            data = re.findall(r"@[-\w.$]+", m.group(1))[-1]
+            text = names.get(data, "")
+            constant = constants.setdefault(text, ("@__cudaemu_index_name.%d" % len(constants), text))[0]
+            size = len(text.encode()) + 1
+            pointer = "ptr " + constant if opaque else \
+                "i8* getelementptr inbounds ([%d x i8], [%d x i8]* %s, i64 0, i64 0)" % (size, size, constant)
+            line = line[:m.start()] + "@__cudaemu_index_out_of_bounds(%s, %s, %s)" % (
+                m.group(1), m.group(2), pointer) + line[m.end():]
+        out.append(line)
+    out += ['%s = private unnamed_addr constant [%d x i8] c"%s\\00"\n' % (name, len(text.encode()) + 1, text)
+            for name, text in constants.values()]
+    return "".join(out)
+
+
+# nvcc gives an access through a CUDA vector type that type's alignment: `*reinterpret_cast<const float4*>(&As[k][m])`
+# is one 16-byte load (LDS.128), which faults where the address is not a multiple of 16. clang keeps the alignment it
+# knows of the array (4, a float's), and the copy would become four 4-byte accesses: four shared-memory requests for
+# the GPU's one. Before anything splits them, the llvm.memcpy/memmove calls that copy a vector get the vector type's
+# alignment on both sides: those with an operand cast from a pointer to the type (LLVM 14's typed pointers), or
+# with one that is a local of the type or an element of an array of it (opaque pointers too).
+def vector_alignments():
+    """{'float4': 16, 'double2': 16, 'float2': 8, ...}: the CUDA vector types aligned to more than their element,
+    as the emulator's headers declare them."""
+    aligned = {}
+    for header in ("cuda_runtime.h", "cudaemu_compat.h"):
+        with open(os.path.join(INCLUDE_DIR, header), encoding="utf-8") as f:
+            text = f.read()
+        for m in re.finditer(r"struct alignas\((\d+)\) (\w+) \{|CUDAEMU_VECTOR[124]\((\w+), [\w ]+, (\d+)\)", text):
+            align, name = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+            if int(align) >= 8:
+                aligned[name] = int(align)
+    return aligned
+
+
+VECTOR_VALUE = re.compile(r"^\s*(%[-\w.$]+) = (?:bitcast %struct\.(\w+)\* [^ ]+ to i8\*|alloca %struct\.(\w+),|"
+                          r"getelementptr (?:inbounds )?%struct\.(\w+), (?:ptr|%struct\.\w+\*) %[-\w.$]+, i64 [^,]+$)")
+MEMCPY = re.compile(r"@llvm\.mem(?:cpy|move)\.[\w.]+\((.*), i64 (\d+), i1 (?:false|true)\)")
+COPY_OPERAND = re.compile(r"((?:i8\*|ptr) (?:noalias )?(?:nocapture )?(?:writeonly |readonly )?)align (\d+) "
+                          r"(%[-\w.$]+)")
+
+
+def raise_vector_alignment(ir, aligned=None):
+    """Each copy of a CUDA vector (llvm.memcpy or memmove) aligned as the vector type on both sides."""
+    aligned = vector_alignments() if aligned is None else aligned
+    out, vectors = [], {}
+    for line in ir.splitlines(keepends=True):
+        if line.startswith("define "):
+            vectors = {}
+        m = VECTOR_VALUE.match(line.rstrip("\n").split(", !")[0])
+        if m:
+            name = m.group(2) or m.group(3) or m.group(4)
+            if name in aligned:
+                vectors[m.group(1)] = aligned[name]
+        elif vectors and "@llvm.mem" in line:
+            c = MEMCPY.search(line)
+            if c:
+                align = max([vectors.get(o.group(3), 0) for o in COPY_OPERAND.finditer(c.group(1))] or [0])
+                if align and int(c.group(2)) % align == 0:
+                    operands = COPY_OPERAND.sub(lambda o: "%salign %d %s" % (o.group(1), max(int(o.group(2)), align),
+                                                                             o.group(3)), c.group(1))
+                    line = line[:c.start(1)] + operands + line[c.end(1):]
+        out.append(line)
+    return "".join(out)
