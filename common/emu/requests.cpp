@@ -104,7 +104,7 @@ uint32_t busiest_bank(const uint64_t* addr, uint32_t lanes, uint8_t size, uint64
 // ones a quarter-warp at a time; two phases (the two half-warps; quarters 0-1, quarters 2-3) share one wavefront
 // when together they need no bank twice and either share no word or touch at most two distinct addresses. That rule
 // reproduces 34 of the 36 patterns measured on an H100 (tests/emu/programs/requests.cu; docs/emulator.md).
-uint32_t shared_wavefronts(const uint64_t* addr, uint32_t lanes, uint8_t size) {
+uint32_t shared_wavefronts(const uint64_t* addr, uint32_t lanes, uint8_t size, bool conflict_free) {
     uint64_t words[128], other[128];
     uint32_t n = 0, m = 0;
     if (size <= 4) {
@@ -126,8 +126,9 @@ uint32_t shared_wavefronts(const uint64_t* addr, uint32_t lanes, uint8_t size) {
     uint32_t total = 0;
     for (uint32_t first = 0; first < 32; first += 2 * phase_lanes) {
         const uint32_t a = (lanes >> first) & phase_mask, b = (lanes >> (first + phase_lanes)) & phase_mask;
-        const uint32_t wa = busiest_bank(addr, a << first, size, words, &n);
-        const uint32_t wb = busiest_bank(addr, b << (first + phase_lanes), size, other, &m);
+        uint32_t wa = busiest_bank(addr, a << first, size, words, &n);
+        uint32_t wb = busiest_bank(addr, b << (first + phase_lanes), size, other, &m);
+        if (conflict_free) wa = std::min(wa, 1u), wb = std::min(wb, 1u);
         if (!a || !b) {
             total += wa + wb;
             continue;
@@ -151,8 +152,11 @@ uint32_t shared_wavefronts(const uint64_t* addr, uint32_t lanes, uint8_t size) {
 namespace {
 
 // The fewest units the distinct bytes the lanes asked for could have taken: sectors of 32 bytes, or wavefronts of
-// 128 bytes (32 banks of 4 bytes).
+// 128 bytes (32 banks of 4 bytes). 8- and 16-byte shared accesses are served a half- or a quarter-warp at a time,
+// two phases together only where the rule allows it: their ideal is the wavefronts they take when no phase meets a
+// bank twice.
 uint64_t ideal_units(const uint64_t* addr, uint32_t lanes, uint8_t size, uint32_t unit_bytes, uint64_t* bytes) {
+    const uint64_t phases = unit_bytes == 128 && size > 4 ? shared_wavefronts(addr, lanes, size, true) : 0;
     uint64_t starts[32];
     uint32_t n = 0;
     bool sorted = true;
@@ -169,7 +173,7 @@ uint64_t ideal_units(const uint64_t* addr, uint32_t lanes, uint8_t size, uint32_
         covered_to = std::max(covered_to, hi);
     }
     *bytes += distinct;
-    return (distinct + unit_bytes - 1) / unit_bytes;
+    return std::max<uint64_t>((distinct + unit_bytes - 1) / unit_bytes, phases);
 }
 
 bool is_global(uint64_t key) { return (key & 3) == kGlobalLoad || (key & 3) == kGlobalStore; }

@@ -138,8 +138,10 @@ void finish_warp_requests(Worker& w);
 // and every lane of the warp is at the barrier or has exited, measures the warp's requests now, while its log is
 // still in the cache.
 void warp_waits(Worker& w, uint32_t t);
-// Sectors / wavefronts of one request (exposed for the tests of the counting rules).
+// Sectors / wavefronts of one request (exposed for the tests of the counting rules). `conflict_free`: as if no
+// phase of the request (the warp; a half-warp of 8-byte accesses, a quarter of 16-byte ones) met a bank twice —
+// the ideal of an 8- or 16-byte request, whose phases a wavefront serves separately unless two can share it.
 uint32_t global_sectors(const uint64_t* addr, uint32_t lanes, uint8_t size);
-uint32_t shared_wavefronts(const uint64_t* addr, uint32_t lanes, uint8_t size);
+uint32_t shared_wavefronts(const uint64_t* addr, uint32_t lanes, uint8_t size, bool conflict_free = false);
 
 }  // namespace cudaemu

@@ -2,10 +2,10 @@
 per-line figures: requests, wavefronts and their ideal for every store into As and Bs and every load of the inner
 loop, and the lanes' offsets in each line's first request.
 
-The emulator counts what clang makes of the source: lab 5's scalar loads, its float4 store into Bs as two 8-byte
-stores, lab 6's float4 loads as four 4-byte loads each. The float4 form (16-byte loads, as nvcc makes them) is
-checked on copies of the references whose inner-loop loads (and lab 5's store into Bs) go through small
-functions that the compiler keeps whole, so that the emulator sees 16-byte requests.
+The emulator counts the accesses the source makes, an access through a float4 pointer as one 16-byte request (lab
+5's store into Bs, lab 6's loads), and lab 5's scalar loads one by one. The float4 form of lab 5's loads (16-byte
+loads, as nvcc makes them) is checked on a copy of the reference whose inner-loop loads go through small functions
+that the compiler keeps whole; lab 6's copy of that kind must count as the reference itself.
 """
 import os
 import re
@@ -200,6 +200,17 @@ class BankRule(unittest.TestCase):
                                     ([16 * i for i in lanes], 8, 2)]:         # lanes l and l + 8 of a half-warp
             with self.subTest(offsets=offsets[:4], size=size):
                 self.assertEqual(banks.ways(banks.Access(size, (tuple(offsets),), "")), want)
+
+    def test_ideal_of_a_16_byte_access_is_its_wavefronts_without_a_conflict_in_any_quarter_warp(self):
+        lanes = range(32)
+        for offsets, want in [([16 * (i // 8) for i in lanes], 2),           # 64 bytes, but two pairs of quarters
+                              ([16 * i for i in lanes], 4),                  # 512 distinct bytes
+                              ([0] * 16 + [None] * 16, 1),                   # one half-warp on one address
+                              ([16 * (i % 4) for i in lanes], 4),            # quarters share words: apart
+                              ([32 * (i % 16) for i in lanes], 4)]:          # lab 5's Bs loads: 8 with the conflict
+            with self.subTest(offsets=offsets[:4]):
+                self.assertEqual(banks.ideal(offsets, 16), want)
+        self.assertEqual(banks.ideal([0] * 32, 4), 1)  # a 4-byte broadcast: one wavefront does
 
     def test_only_labs_5_and_6(self):
         with self.assertRaisesRegex(ValueError, "labs 5 and 6 only"):

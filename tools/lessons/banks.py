@@ -6,17 +6,18 @@ which each bank gives one word, to every lane that asked for it (a broadcast). T
 many wavefronts as their busiest bank has distinct words; 8-byte accesses are served a half-warp at a time and
 16-byte ones a quarter-warp at a time, and two such phases (the two half-warps; quarters 0 and 1, quarters 2 and 3)
 share a wavefront when together they need no bank twice and either share no word or touch at most two addresses.
-The ideal is the fewest wavefronts of 128 bytes the distinct bytes asked for could take.
+The ideal is the fewest wavefronts of 128 bytes the distinct bytes asked for could take (for 8- and 16-byte
+accesses, the wavefronts they take when no half- or quarter-warp meets a bank twice).
 
 The references' accesses follow from their index arithmetic and lab.h's constants (`accesses`): for one block and
 one phase, every warp's requests of each access, as byte offsets from the start of its array (a request stays in
 one array, and a shift of every lane by whole words changes no count). Every block and phase makes the same
 requests, so a launch makes tiles · phases times these (split-K or not).
 
-The emulator counts the accesses as clang, which compiles kernels for it, leaves them: lab 5's float4 store into
-Bs as two 8-byte stores, lab 6's float4 loads from As and Bs as four 4-byte loads each (docs/results.md). The
-float4 form is what nvcc makes on the GPU: the inner loop's loads as 16-byte requests (lab 5's eight scalar loads
-of a row become two) and the store into Bs as one.
+The emulator counts the accesses as the source writes them, each through a float4 pointer one 16-byte request as
+nvcc makes it (docs/emulator.md): lab 5's store into Bs and lab 6's loads from As and Bs. The float4 form is what
+nvcc also makes of lab 5's scalar loads in the inner loop: 16-byte requests (eight scalar loads of a row become
+two). Lab 6's source is already in that form.
 """
 from dataclasses import dataclass
 
@@ -32,14 +33,10 @@ ACCESSES = {
     "As_load": "the inner loop's loads from As",
     "Bs_load": "the inner loop's loads from Bs",
 }
-# Those that the float4 form changes: the loads as 16-byte requests (nvcc's form of lab 5's scalar loads, lab 6's
-# own source), and the store into Bs as one 16-byte request.
+# Those made of float4s on the GPU: the loads (nvcc's form of lab 5's scalar loads, lab 6's own source) and the
+# store into Bs.
 FLOAT4_ACCESSES = ("Bs_store", "As_load", "Bs_load")
 LABS = (5, 6)
-
-# Bytes per request of the float4 store into Bs as the emulator counts it: clang splits lab 5's into two 8-byte
-# stores and keeps lab 6's whole (docs/results.md); nvcc stores 16 bytes at once in both.
-BS_STORE_PIECE = {5: 8, 6: 16}
 
 
 def words(offsets, size):
@@ -56,8 +53,10 @@ def busiest_bank(word_set):
     return max(per_bank.values(), default=0)
 
 
-def wavefronts(offsets, size):
-    """The wavefronts of one request: 32 byte offsets (None for an inactive lane) of `size`-byte accesses."""
+def wavefronts(offsets, size, conflict_free=False):
+    """The wavefronts of one request: 32 byte offsets (None for an inactive lane) of `size`-byte accesses;
+    `conflict_free`: as if no phase (the warp, a half- or a quarter-warp) met a bank twice."""
+    most = (lambda w: min(1, busiest_bank(w))) if conflict_free else busiest_bank
     if size <= WORD_BYTES:
         return busiest_bank(words(offsets, size))
     phase = WARP_SIZE // (size // WORD_BYTES)  # 16 lanes for 8 bytes, 8 for 16
@@ -66,18 +65,19 @@ def wavefronts(offsets, size):
         a, b = offsets[first:first + phase], offsets[first + phase:first + 2 * phase]
         wa, wb = words(a, size), words(b, size)
         if not wa or not wb:
-            total += busiest_bank(wa) + busiest_bank(wb)
+            total += most(wa) + most(wb)
             continue
         addresses = {off for off in a + b if off is not None}
         merged = busiest_bank(wa | wb) == 1 and (not wa & wb or len(addresses) <= 2)
-        total += 1 if merged else busiest_bank(wa) + busiest_bank(wb)
+        total += 1 if merged else most(wa) + most(wb)
     return total
 
 
 def ideal(offsets, size):
-    """The fewest wavefronts of 128 bytes the distinct bytes of one request could take."""
+    """The fewest wavefronts of 128 bytes the distinct bytes of one request could take; for 8- and 16-byte accesses,
+    served a half- or a quarter-warp at a time, the wavefronts they take when no phase meets a bank twice."""
     distinct = {byte for off in offsets if off is not None for byte in range(off, off + size)}
-    return -(-len(distinct) // WAVEFRONT_BYTES)
+    return max(-(-len(distinct) // WAVEFRONT_BYTES), wavefronts(offsets, size, True) if size > WORD_BYTES else 0)
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,6 @@ def lab5_accesses(c, float4):
                          "BM·BK/4 = BK·BN/4 = (BM/TM)·(BN/TN), BK, BN, TM and TN multiples of 4")
     warps = -(-threads // WARP_SIZE)
     step = 4 if float4 else 1  # floats per load request
-    piece = 16 if float4 else BS_STORE_PIECE[5]
     out = {name: [] for name in ACCESSES}
     for warp in range(0, threads, WARP_SIZE):
         tids = lanes(warp, threads)
@@ -124,8 +123,7 @@ def lab5_accesses(c, float4):
         b_tx = [t % (BN // 4) * 4 for t in tids]
         # As[a_tx + 0][a_ty] = a.x: the first of the four store lines (the others are whole rows further)
         out["As_store"].append([(x * BM + y) * WORD_BYTES for x, y in zip(a_tx, a_ty)])
-        for part in range(0, 4 * WORD_BYTES, piece):
-            out["Bs_store"].append([(y * BN + x) * WORD_BYTES + part for x, y in zip(b_tx, b_ty)])
+        out["Bs_store"].append([(y * BN + x) * WORD_BYTES for x, y in zip(b_tx, b_ty)])
         for k in range(BK):
             for i in range(0, TM, step):
                 out["As_load"].append([(k * BM + y * TM + i) * WORD_BYTES for y in ty])
@@ -134,12 +132,12 @@ def lab5_accesses(c, float4):
     per_request = "a float4" if float4 else "a float"
     per_block = {
         "As_store": "warps = %d" % warps,
-        "Bs_store": ("warps = %d" % warps) if float4 else
-                    "warps · 2 (two 8-byte halves) = %d · 2" % warps,
+        "Bs_store": "warps = %d" % warps,
         "As_load": "warps · BK · TM/%d (%s each) = %d · %d · %d" % (step, per_request, warps, BK, TM // step),
         "Bs_load": "warps · BK · TN/%d (%s each) = %d · %d · %d" % (step, per_request, warps, BK, TN // step),
     }
-    sizes = {"As_store": WORD_BYTES, "Bs_store": piece, "As_load": step * WORD_BYTES, "Bs_load": step * WORD_BYTES}
+    sizes = {"As_store": WORD_BYTES, "Bs_store": 4 * WORD_BYTES, "As_load": step * WORD_BYTES,
+             "Bs_load": step * WORD_BYTES}
     return {name: Access(sizes[name], tuple(tuple(r) for r in out[name]), per_block[name].replace("/1 ", " "))
             for name in ACCESSES}
 
@@ -149,8 +147,8 @@ def lab6_accesses(c, float4):
     the block's 32·(BM/WM)·(BN/WN) threads computes warp tile (w / (BN/WN), w % (BN/WN)); lane l is at thread_row
     l / (WSUBN/TN), thread_col l % (WSUBN/TN) of each WSUBM×WSUBN sub-tile. Float4 number f = tid + i·THREADS of
     the A tile goes to As[f / BM · 4 + 0..3][f % BM], of the B tile to Bs[f / (BN/4)][f % (BN/4) · 4]. The inner
-    loop loads float4s, WMITER·TM/4 from As and WNITER·TN/4 from Bs per step k, which the emulator counts as four
-    4-byte requests each."""
+    loop loads float4s, WMITER·TM/4 from As and WNITER·TN/4 from Bs per step k: the same requests on the GPU and
+    on the emulator (`float4` changes nothing here)."""
     BM, BN, BK, WM, WN = c["BM"], c["BN"], c["BK"], c["WM"], c["WN"]
     WMITER, WNITER, TM, TN = c["WMITER"], c["WNITER"], c["TM"], c["TN"]
     WSUBM, WSUBN = WM // WMITER, WN // WNITER
@@ -160,7 +158,6 @@ def lab6_accesses(c, float4):
                          "of 4")
     warps = threads // WARP_SIZE
     a_loads, b_loads = BM * BK // 4 // threads, BK * BN // 4 // threads
-    pieces = 1 if float4 else 4  # requests per float4 loaded
     out = {name: [] for name in ACCESSES}
     for warp in range(0, threads, WARP_SIZE):
         tids = list(lanes(warp, threads))
@@ -177,23 +174,17 @@ def lab6_accesses(c, float4):
         for k in range(BK):
             for wm in range(WMITER):
                 for i in range(0, TM, 4):
-                    for e in range(pieces):
-                        out["As_load"].append([(k * BM + r + wm * WSUBM + i + e) * WORD_BYTES for r in tile_row])
+                    out["As_load"].append([(k * BM + r + wm * WSUBM + i) * WORD_BYTES for r in tile_row])
             for wn in range(WNITER):
                 for j in range(0, TN, 4):
-                    for e in range(pieces):
-                        out["Bs_load"].append([(k * BN + col + wn * WSUBN + j + e) * WORD_BYTES for col in tile_col])
-    each = "a float4 each" if float4 else "a float each"
+                    out["Bs_load"].append([(k * BN + col + wn * WSUBN + j) * WORD_BYTES for col in tile_col])
     per_block = {
         "As_store": "warps · BM·BK/4/threads (float4s of A per thread) = %d · %d" % (warps, a_loads),
         "Bs_store": "warps · BK·BN/4/threads (float4s of B per thread) = %d · %d" % (warps, b_loads),
-        "As_load": "warps · BK · %s (%s) = %d · %d · %d" % ("WMITER·TM/4" if float4 else "WMITER·TM", each, warps,
-                                                           BK, WMITER * TM // 4 * pieces),
-        "Bs_load": "warps · BK · %s (%s) = %d · %d · %d" % ("WNITER·TN/4" if float4 else "WNITER·TN", each, warps,
-                                                           BK, WNITER * TN // 4 * pieces),
+        "As_load": "warps · BK · WMITER·TM/4 (a float4 each) = %d · %d · %d" % (warps, BK, WMITER * TM // 4),
+        "Bs_load": "warps · BK · WNITER·TN/4 (a float4 each) = %d · %d · %d" % (warps, BK, WNITER * TN // 4),
     }
-    load_size = (4 // pieces) * WORD_BYTES
-    sizes = {"As_store": WORD_BYTES, "Bs_store": 4 * WORD_BYTES, "As_load": load_size, "Bs_load": load_size}
+    sizes = {"As_store": WORD_BYTES, "Bs_store": 4 * WORD_BYTES, "As_load": 4 * WORD_BYTES, "Bs_load": 4 * WORD_BYTES}
     return {name: Access(sizes[name], tuple(tuple(r) for r in out[name]), per_block[name]) for name in ACCESSES}
 
 
