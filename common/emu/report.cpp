@@ -3,6 +3,7 @@
 #include "report.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -58,6 +59,22 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 // fix is one barrier. Where it goes follows from the order in which a thread leaving that barrier meets the lines:
 // going down the source from the barrier, and round to the top of the loop past the last line. A barrier after the
 // latest first-met line of every pair and before the earliest second-met one separates them all.
+// A race or an uninitialised read where one side is a warp matrix load or store of shared memory: the fragment's
+// pointer, ldm or layout may be wrong and reach other rows (a wrong ldm, a transposed pointer, col_major for a
+// row-major tile), which no barrier and no load fixes. Those come first; the advice of `text` (" — is a ..." or
+// ". A __syncthreads() after ...") only if they are right.
+std::string fragment_first(const std::string& text, const std::string& call, uintptr_t site) {
+    const std::string check = " — the " + call + " at :" + std::to_string(location_of(site).line) +
+                              " reads its rows (or columns) ldm elements apart from its pointer: are those where and "
+                              "how the tile was stored?";
+    size_t at = text.find(" — is a");
+    if (at == std::string::npos) at = text.find(". A __syncthreads()");
+    if (at == std::string::npos) return text + check;
+    std::string rest = text.substr(at + (text.compare(at, 2, ". ") == 0 ? 2 : std::string(" — ").size()));
+    rest[0] = static_cast<char>(tolower(rest[0]));
+    return text.substr(0, at) + check + " If they are, " + rest;
+}
+
 std::string worded_races(const std::vector<const RawDiag*>& group, uint64_t count, bool cross_warp) {
     const RawDiag& rep = *group.front();
     const SourceLocation at = location_of(rep.pc1), barrier = location_of(rep.barrier_pc);
@@ -270,6 +287,7 @@ void finish_report(LaunchReport& r, const std::vector<Worker*>& workers) {
     std::vector<uint64_t> load(g_allocations.size(), 0), store(g_allocations.size(), 0);
     std::map<std::tuple<int, uintptr_t, uintptr_t>, RawDiag> diags;
     std::set<uintptr_t> cross_warp_races;
+    std::map<uintptr_t, std::string> fragment_sites;
     uint64_t first_fatal = UINT64_MAX;
     cudaError_t fatal = cudaSuccess;
     for (Worker* w : workers) {
@@ -289,6 +307,7 @@ void finish_report(LaunchReport& r, const std::vector<Worker*>& workers) {
         r.max_thread_store_bytes = std::max(r.max_thread_store_bytes, w->max_thread_store);
         for (size_t i = 0; i < w->alloc_load.size(); ++i) load[i] += w->alloc_load[i], store[i] += w->alloc_store[i];
         cross_warp_races.insert(w->cross_warp_races.begin(), w->cross_warp_races.end());
+        fragment_sites.insert(w->fragment_sites.begin(), w->fragment_sites.end());
         if (w->first_fatal_block < first_fatal) first_fatal = w->first_fatal_block, fatal = w->fatal_error;
         for (auto& [key, d] : w->diags) {
             auto it = diags.find(key);
@@ -363,7 +382,14 @@ void finish_report(LaunchReport& r, const std::vector<Worker*>& workers) {
             Diagnostic out;
             out.kind = kind_name(d.kind);
             // the second location in the file of the first is only its line
-            const std::string text = worded_races(group, count, cross_warp_races.count(d.barrier_pc) > 0);
+            std::string text = worded_races(group, count, cross_warp_races.count(d.barrier_pc) > 0);
+            for (const RawDiag* g : group) {
+                const uintptr_t site = fragment_sites.count(g->pc1) ? g->pc1 : fragment_sites.count(g->pc2) ? g->pc2 : 0;
+                if (site) {
+                    text = fragment_first(text, fragment_sites[site], site);
+                    break;
+                }
+            }
             out.message = replace_all(replace_all(text, "%2", l2.text()), "%1",
                                       l1.file == l2.file && l1.line ? ":" + std::to_string(l1.line) : l1.text());
             out.file = l1.file;
@@ -373,7 +399,10 @@ void finish_report(LaunchReport& r, const std::vector<Worker*>& workers) {
         }
         Diagnostic out;
         out.kind = kind_name(d.kind);
-        out.message = replace_all(replace_all(d.text, "%1", l1.text()), "%2", l2.text());
+        std::string text = d.text;
+        if (d.kind == DiagKind::kUninitialised && fragment_sites.count(d.pc1))
+            text = fragment_first(text, fragment_sites[d.pc1], d.pc1);
+        out.message = replace_all(replace_all(text, "%1", l1.text()), "%2", l2.text());
         const uint64_t count = counted(d);
         if (count > 1) out.message += " (" + std::to_string(count - 1) + " more like it)";
         out.file = l1.file;

@@ -322,6 +322,7 @@ void begin_launch(Worker& w, Launch& L) {
     w.line_loads_full = false;
     w.diags.clear();
     w.cross_warp_races.clear();
+    w.fragment_sites.clear();
     w.first_fatal_block = UINT64_MAX;
     w.fatal_error = cudaSuccess;
 }

@@ -152,6 +152,9 @@ struct Worker {
     bool count_requests = false;
     std::map<std::tuple<int, uintptr_t, uintptr_t>, RawDiag> diags;
     std::set<uintptr_t> cross_warp_races;  // barriers after which threads of two warps raced (report.cpp)
+    // The warp matrix loads and stores of shared memory (their call sites' pcs) with their ldm and layout: a race or
+    // an uninitialised read there may come from a wrong pointer, ldm or layout, which no barrier fixes (report.cpp)
+    std::map<uintptr_t, std::string> fragment_sites;
     uint64_t first_fatal_block = UINT64_MAX;
     cudaError_t fatal_error = cudaSuccess;
     // Warps (warp.cpp). pair_sync[t * 32 + lane]: the epoch of the last __syncwarp() that thread t and that lane of

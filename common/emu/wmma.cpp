@@ -265,6 +265,10 @@ bool start_access(int op, const WmmaShape& s, const void* p, unsigned ldm, int l
     *pc = site_pc(file, line);
     check_alignment(w, s, p, ldm, call_name(op), *pc);
     *lane = static_cast<int>(w.current->linear & 31);
+    const uintptr_t at = reinterpret_cast<uintptr_t>(p);
+    if (*lane == 0 && at - w.shared_lo < w.shared_size && !w.fragment_sites.count(*pc))
+        w.fragment_sites.emplace(*pc, "wmma::" + std::string(call_name(op)) + " with ldm " + std::to_string(ldm) +
+                                          (layout == kWmmaColMajor ? ", col_major" : ", row_major"));
     return true;
 }
 
