@@ -137,6 +137,12 @@ class Coalescing(unittest.TestCase):
                                             "%.1f" % (ideal / requests)))
                 self.assertEqual(sectors, 2 * ideal)  # each lane's 16 bytes in a sector of its own
 
+    def test_the_float4_loads_of_a_are_lab_6s_and_need_k_a_multiple_of_4(self):
+        with self.assertRaisesRegex(ValueError, "scalar path"):
+            calc.a_float4_requests(calc.BlockShape(130, 37, 124, calc.BlockTile.of_lab(6)))
+        with self.assertRaisesRegex(ValueError, "lab 6's load_tile only, not lab 5"):
+            calc.a_float4_requests(calc.BlockShape(130, 36, 124, calc.BlockTile.of_lab(5)))
+
     def test_bad_arguments(self):
         assert_usage_error(self, "coalescing", ["KERNEL=" + SOLUTION], "LAB is missing")
         assert_usage_error(self, "coalescing", ["LAB=1", "KERNEL=nowhere.cu"], "no kernel file 'nowhere.cu'")
