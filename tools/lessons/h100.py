@@ -132,7 +132,7 @@ def cell(table, key):
     if "@" not in key:
         raise H100Error("'%s' is not ROW@COLUMN" % key)
     row, column = key.split("@", 1)
-    r = label_index([cells[0] for cells in table.rows], row, "row")
+    r = label_index([row_cells[0] for row_cells in table.rows], row, "row")
     c = label_index(table.header, column, "column")
     return table.rows[r][c]
 
@@ -280,4 +280,5 @@ def unmarked_figures(path, text=None):
 
 
 def all_marks():
+    """The h100 marks of every lesson."""
     return [m for path in lesson_files() for m in read_h100_marks(path)]
