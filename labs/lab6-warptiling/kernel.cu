@@ -63,8 +63,8 @@ struct TileRegisters {
     float4 b[B_LOADS];
 };
 
-// Float4 number f of the A tile is rows m = f % BM, columns k = f / BM * 4 .. +3: a warp takes 32
-// consecutive rows, so the transposed stores below go to 32 different banks.
+// Float4 number f of the A tile is rows m = f % BM, columns k = f / BM * 4 .. +3: a warp takes 32 consecutive
+// rows, so the stores below go to 32 banks, at a price: each lane's 16 bytes fill half a sector (lesson 6).
 // Float4 number f of the B tile is row k = f / (BN/4), columns n = f % (BN/4) * 4 .. +3: a warp reads
 // consecutive 16-byte pieces of one row of B.
 template <bool VECTOR>

@@ -117,6 +117,33 @@ class Coalescing(unittest.TestCase):
             self.assertEqual(rows, ["no bank holds two different words (lanes on one word share it)"], heading)
             self.assertRegex(heading, r"(\d+) wavefronts? \(\1 would do\)")
 
+    def test_lab6_float4_loads_of_a_are_what_the_calculator_counts(self):
+        # N <= 128: one block column with lab.h's tile and with the reference's wide one, so the reference's A loads
+        # are lab.h's, whichever tile and split its launcher picks on this machine
+        for M, K, N in [(200, 100, 128), (130, 36, 124)]:
+            with self.subTest(shape=(M, K, N)):
+                proc = lesson("coalescing", "LAB=6", "KERNEL=" + os.path.join(ROOT, "solutions", "lab6-warptiling",
+                                                                              "kernel.cu"), "M=%d" % M, "K=%d" % K,
+                              "N=%d" % N)
+                self.assertEqual(proc.returncode, 0, proc.stderr)
+                found = re.findall(r"loads from A: its first warp request, 32 lanes of 16 bytes: 32 sectors of 32 "
+                                   r"bytes \(16 would do\); over the launch: ([\d,]+) requests, ([\d.]+) sectors per "
+                                   r"request \(([\d.]+) would do\)", proc.stdout)
+                self.assertEqual(len(found), 1, proc.stdout)
+                shape = calc.BlockShape(M, K, N, calc.BlockTile.of_lab(6))
+                wide = calc.BlockShape(M, K, N, calc.BlockTile.of_lab(6, BN=256, WM=64, WN=64, WNITER=4))
+                self.assertEqual(calc.a_float4_requests(shape), calc.a_float4_requests(wide))
+                requests, sectors, ideal = calc.a_float4_requests(shape)
+                self.assertEqual(found[0], ("{:,}".format(requests), "%.1f" % (sectors / requests),
+                                            "%.1f" % (ideal / requests)))
+                self.assertEqual(sectors, 2 * ideal)  # each lane's 16 bytes in a sector of its own
+
+    def test_the_float4_loads_of_a_are_lab_6s_and_need_k_a_multiple_of_4(self):
+        with self.assertRaisesRegex(ValueError, "scalar path"):
+            calc.a_float4_requests(calc.BlockShape(130, 37, 124, calc.BlockTile.of_lab(6)))
+        with self.assertRaisesRegex(ValueError, "lab 6's load_tile only, not lab 5"):
+            calc.a_float4_requests(calc.BlockShape(130, 36, 124, calc.BlockTile.of_lab(5)))
+
     def test_bad_arguments(self):
         assert_usage_error(self, "coalescing", ["KERNEL=" + SOLUTION], "LAB is missing")
         assert_usage_error(self, "coalescing", ["LAB=1", "KERNEL=nowhere.cu"], "no kernel file 'nowhere.cu'")

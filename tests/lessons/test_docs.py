@@ -1,5 +1,6 @@
-"""The lessons and the tools never disagree: every marked number is recomputed, every exercise is well formed and
-has its line in the lab's answers.txt, and every heatmap in labs/<lab>/img is what `make heatmap` draws today.
+"""The lessons and the tools never disagree: every marked number is recomputed, every H100 figure is a cell of
+docs/results.md, every exercise is well formed and has its line in the lab's answers.txt, and every heatmap in
+labs/<lab>/img is what `make heatmap` draws today.
 
 Lessons added later (docs/labN-topic.md) are covered as soon as they carry marks; see tools/lessons/lesson_marks.py.
 """
@@ -13,6 +14,7 @@ from support import ROOT, run
 
 from tools.lessons import answers
 from tools.lessons import emulator
+from tools.lessons import h100
 from tools.lessons.lesson_marks import (MarkError, encode_question, lesson_files, lesson_number, lesson_of_lab, read_marks,
                           read_questions, wrong_numbers)
 
@@ -71,6 +73,106 @@ class MarkedNumbers(unittest.TestCase):
                      "<!-- check M=1 K=1 N=1 LAB=4: shared_requests_Bs_load=1 -->"]:  # worked out for labs 5, 6
             with self.subTest(text=text), self.assertRaises(MarkError):
                 read_marks(os.path.join(ROOT, "docs", "lab9-example.md"), text)
+
+
+RESULTS_EXAMPLE = """# Results
+
+peak FP32 = 132 SMs × 128 FP32 lanes × 2 FLOP × 1.98 GHz =
+66,908 GFLOP/s.
+
+## Every lab: `make bench`
+
+| kernel (GFLOP/s, % of cuBLAS FP32) | 512³ | 4096³ |
+|---|---:|---:|
+| cuBLAS FP32 | 16,086 | 51,693 |
+| lab4-coarsening reference | 4,460 (28 %) | 17,174 (33 %) |
+| lab6 reference until 2026-11-26 | 14,769 (92 %) | 46,856 (91 %) |
+| lab6-warptiling reference | 14,230 (88 %) | 46,327 (90 %) |
+
+| kernel | 4096³ |
+|---|---:|
+| lab3-boundary reference | 8,170 (16 %) |
+"""
+
+
+class H100Figures(unittest.TestCase):
+    """Every H100 figure a lesson quotes is a cell of docs/results.md, marked under its paragraph or table."""
+
+    def lesson(self, text):
+        return h100.read_h100_marks(os.path.join(ROOT, "docs", "lab9-example.md"), text)
+
+    def test_every_marked_figure_is_the_cell_of_results_md(self):
+        problems, claims = [], 0
+        tables, peak = h100.read_tables(), h100.peak()
+        for mark in h100.all_marks():
+            problems += h100.wrong_figures(mark, tables, peak)
+            claims += len(mark.claims)
+        self.assertEqual(problems, [], "\n".join(problems))
+        self.assertGreater(claims, 80)
+
+    def test_every_h100_figure_in_a_lesson_is_marked(self):
+        found = [f for path in lesson_files() for f in h100.unmarked_figures(path)]
+        self.assertEqual(found, [], "H100 figures with no h100 mark under them (tools/lessons/h100.py says how "
+                         "to mark one; a figure no table of docs/results.md holds goes in NOT_IN_RESULTS, with "
+                         "why):\n" + "\n".join(found))
+
+    def test_each_figure_let_through_is_still_quoted_by_its_lesson(self):
+        for lesson, let_through in h100.NOT_IN_RESULTS.items():
+            with open(os.path.join(ROOT, "docs", lesson), encoding="utf-8") as f:
+                text = " ".join(f.read().split())
+            for figure, words, why in let_through:
+                with self.subTest(lesson=lesson, figure=figure, words=words):
+                    self.assertTrue(why.strip())
+                    self.assertIn(words, text)
+                    self.assertRegex(words, r"(?<![\d,.])%s(?![\d]|[,.]\d)" % re.escape(figure))
+
+    def test_a_wrong_figure_a_wrong_rounding_and_a_figure_missing_from_the_text_are_caught(self):
+        tables, peak = h100.read_tables(RESULTS_EXAMPLE), h100.peak(RESULTS_EXAMPLE)
+        self.assertEqual(peak, 66908)
+        self.assertEqual(sorted(tables), ["every-lab-make-bench", "every-lab-make-bench/2"])
+        good = self.lesson(
+            "Lab 4 runs at 17,174 GFLOP/s at 4096³, 33 % of cuBLAS's 51.7 TFLOP/s and 2.1× lab 3's 8,170; lab 6 at 90 %,\n"
+            "69 % of the peak.\n"
+            "<!-- h100 every-lab-make-bench: lab4-coarsening@4096³=17,174 lab4@4096³=33 cuBLAS_FP32@4096³=51.7k "
+            "lab6-warptiling@4096³=90 lab6-warptiling@4096³/peak=69% -->\n"
+            "<!-- h100 every-lab-make-bench/2: lab3-boundary@4096³=8,170 -->\n")
+        self.assertEqual([p for m in good for p in h100.wrong_figures(m, tables, peak)], [])
+        wrong = self.lesson(
+            "Lab 4 runs at 17,171 GFLOP/s, 51.6 and 52.1 thousand, 2.1× lab 6; 70 % of the peak and 16 %.\n"
+            "<!-- h100 every-lab-make-bench: lab4-coarsening@4096³=17,171 cuBLAS_FP32@4096³=51.6k "
+            "cuBLAS_FP32@4096³=52.1k lab6-warptiling@4096³/peak=70% lab4@4096³/lab3@4096³=2.1x lab6@4096³=90 "
+            "lab4@1024³=16 cuBLAS_FP32@4096³=51,693 -->\n")
+        problems = h100.wrong_figures(wrong[0], tables, peak)
+        for expected in ["lab4-coarsening@4096³ says 17,171, but results.md's every-lab-make-bench reads "
+                         "'17,174 (33 %)'", "cuBLAS_FP32@4096³ says 51.6k", "cuBLAS_FP32@4096³ says 52.1k",
+                         "lab6-warptiling@4096³/peak says 70%, but results.md's every-lab-make-bench gives 69",
+                         "row 'lab3' names no label",  # lab 3 is in the second table
+                         "row 'lab6' names 2 labels", "column '1024³' names no label",
+                         "51,693 is not in the text above the mark"]:
+            self.assertTrue(any(expected in p for p in problems), "%s not in %s" % (expected, problems))
+        self.assertEqual(len(problems), 8, problems)
+        missing = self.lesson("Lab 4 runs at 17,174.\n<!-- h100 every-lab-make-bnech: lab4@4096³=17,174 -->\n")
+        self.assertIn("results.md has no table every-lab-make-bnech", h100.wrong_figures(missing[0], tables, peak)[0])
+
+    def test_an_unmarked_figure_is_found_and_a_marked_one_is_not(self):
+        where = os.path.join(ROOT, "docs", "lab9-example.md")
+        text = ("On an H100 the kernel runs at 17,174 GFLOP/s, 33 % of cuBLAS, in 1.25\nms.\n"
+                "<!-- h100 every-lab-make-bench: lab4-coarsening@4096³=17,174 -->\n\n"
+                "Measured with `make bench` (CUDA 13.0, `SIZES=\"1024 4096\"`):\n\n"
+                "| n | lab 4 | cuBLAS | lab 4 / cuBLAS | what ran |\n|---:|---:|---:|---:|---|\n"
+                "| 4096 | 17,174 (33 %) | 51.7 | 0.33× | 128×128 tile, 8 ways |\n\n"
+                "A tile of 64×64 reads 18,816 bytes in 3 phases.\n")  # no H100 word: the calculator's business
+        found = h100.unmarked_figures(where, text)
+        self.assertEqual([f.split(" (")[0] for f in found], [
+            "docs/lab9-example.md:1: 1.25", "docs/lab9-example.md:1: 33", "docs/lab9-example.md:9: 0.33",
+            "docs/lab9-example.md:9: 17,174", "docs/lab9-example.md:9: 33", "docs/lab9-example.md:9: 51.7"])
+
+    def test_malformed_h100_marks_are_errors(self):
+        for text in ["<!-- h100 every-lab-make-bench -->", "<!-- h100 every-lab-make-bench: lab4@4096³ -->",
+                     "text <!-- h100 every-lab-make-bench: lab4@4096³=33 -->",
+                     "<!-- h100 every-lab-make-bench: lab4@4096³=thirty -->"]:
+            with self.subTest(text=text), self.assertRaises(h100.H100Error):
+                self.lesson(text)
 
 
 class Exercises(unittest.TestCase):

@@ -723,6 +723,55 @@ SHARED_QUANTITIES = {q.name: q for q in shared_quantities()}
 BLOCK_QUANTITIES.update(SHARED_QUANTITIES)
 
 
+# -- lab 6's float4 loads of A from global memory, as the given load_tile maps them ------------------------------------
+@functools.lru_cache(maxsize=64)
+def a_float4_requests(s):
+    """(warp requests, 32-byte sectors, the fewest sectors their bytes could take) of lab 6's float4 loads of A over
+    the launch: float4 number f = tid + i·THREADS of the A tile is row f % BM, columns f / BM · 4 .. +3, so a warp
+    takes 32 rows and each lane's 16 bytes lie in a sector of their own. ValueError for another lab, or a K that
+    is not a multiple of 4 (the scalar path)."""
+    if s.tile.lab != 6 or s.tile.tensor:
+        raise ValueError("the float4 loads of A are worked out for lab 6's load_tile only, not lab %d" % s.tile.lab)
+    if s.K % 4:
+        raise ValueError("K = %d is not a multiple of 4: A takes the scalar path" % s.K)
+    c = tile_constants(s.tile)
+    threads = WARP_SIZE * (c["BM"] // c["WM"]) * (c["BN"] // c["WN"])
+    requests = sectors = ideal = 0
+    for block_row in range(block_grid_y(s)):
+        for tile in range(all_phases(s)):
+            for i in range(c["BM"] * c["BK"] // 4 // threads):
+                for warp in range(0, threads, WARP_SIZE):
+                    f = [tid + i * threads for tid in range(warp, warp + WARP_SIZE)]
+                    lanes = [(block_row * c["BM"] + x % c["BM"], tile * c["BK"] + x // c["BM"] * 4) for x in f]
+                    lanes = [(row, col) for row, col in lanes if row < s.M and col < s.K]  # guarded: no load
+                    if lanes:
+                        requests += 1
+                        sectors += len({(row * s.K + col) * FLOAT_BYTES // SECTOR_BYTES for row, col in lanes})
+                        ideal += ceil_div(len(lanes) * 4 * FLOAT_BYTES, SECTOR_BYTES)
+    return tuple(n * block_grid_x(s) for n in (requests, sectors, ideal))  # every block column loads the same A
+
+
+A_FLOAT4_QUANTITIES = {q.name: q for q in [
+    Quantity("a_float4_requests", "warp requests of lab 6's float4 loads of A over the launch, as the emulator "
+             "counts them", lambda s: a_float4_requests(s)[0],
+             lambda s: "requests with a lane inside A, over the block rows, phases and loads of one block column, "
+                       "times ceil(N / BN) = %d" % block_grid_x(s)),
+    Quantity("a_float4_sectors", "32-byte sectors of lab 6's float4 loads of A over the launch",
+             lambda s: a_float4_requests(s)[1], lambda s: "distinct sectors of each request, summed"),
+    Quantity("a_float4_ideal_sectors", "the fewest 32-byte sectors the bytes of lab 6's float4 loads of A could "
+             "take", lambda s: a_float4_requests(s)[2], lambda s: "ceil(16 B · lanes / 32 B) per request, summed"),
+    Quantity("a_float4_sectors_per_request", "sectors per warp request of lab 6's float4 loads of A",
+             lambda s: a_float4_requests(s)[1] / a_float4_requests(s)[0],
+             lambda s: "sectors / requests = %s / %s" % tuple(map(format_number, a_float4_requests(s)[1::-1])),
+             decimals=1),
+    Quantity("a_float4_ideal_per_request", "the fewest sectors per warp request of lab 6's float4 loads of A",
+             lambda s: a_float4_requests(s)[2] / a_float4_requests(s)[0],
+             lambda s: "ideal sectors / requests = %s / %s" % tuple(map(format_number, a_float4_requests(s)[2::-2])),
+             decimals=1),
+]}
+BLOCK_QUANTITIES.update(A_FLOAT4_QUANTITIES)
+
+
 # the quantities that need the GPU's multiprocessors (SMS= and PER_SM= in a shape)
 GPU_QUANTITIES = {"slots", "waves", "busy_sms", "split_for_slots"}
 

@@ -31,7 +31,9 @@ reason in its mark, base64-encoded JSON so that nobody reads them by accident wh
     (every group of keywords needs one of its words in the answer). `python3 -m tools.lessons.lesson_marks encode
     JSON` prints the mark's payload; `decode` reads one back.
 
-Any lesson docs/labN-topic.md can carry them; `make test` checks every mark in every lesson.
+Any lesson docs/labN-topic.md can carry them; `make test` checks every mark in every lesson. A figure measured on
+the H100 is not the calculator's: it carries an h100 mark instead, tying it to a cell of docs/results.md
+(tools/lessons/h100.py).
 """
 import base64
 import json

@@ -1,7 +1,8 @@
 """`make traffic`: the calculator's numbers for one shape and tile (or a lab's block tile), laid out for reading."""
-from .calculator import (A_PAD, B_PAD, BLOCK_QUANTITIES, GPU_QUANTITIES, MIN_SPLIT_PHASES, SHARED_QUANTITIES,
-                        all_phases, block_grid_x, block_grid_y, blocks, flops_launched, flops_owned, format_number,
-                        grid_x, grid_y, naive_read_bytes, phases, threads, tiled_read_bytes, value, written_bytes)
+from .calculator import (A_FLOAT4_QUANTITIES, A_PAD, B_PAD, BLOCK_QUANTITIES, GPU_QUANTITIES, MIN_SPLIT_PHASES,
+                         SHARED_QUANTITIES, all_phases, block_grid_x, block_grid_y, blocks, flops_launched,
+                         flops_owned, format_number, grid_x, grid_y, naive_read_bytes, phases, threads,
+                         tiled_read_bytes, value, written_bytes)
 
 
 def report(s):
@@ -40,11 +41,11 @@ def report(s):
 
 def known_values(s):
     """{name: value} of the block quantities this shape has: not the GPU's without SMS and PER_SM, not the
-    references' shared-memory requests, and only those that make sense for its tile (per-thread loads for labs
-    3-6, fragments for lab 7)."""
+    references' shared-memory requests or lab 6's loads of A request by request, and only those that make sense
+    for its tile (per-thread loads for labs 3-6, fragments for lab 7)."""
     q = {}
     for name in BLOCK_QUANTITIES:
-        if (s.sms or name not in GPU_QUANTITIES) and name not in SHARED_QUANTITIES:
+        if (s.sms or name not in GPU_QUANTITIES) and name not in SHARED_QUANTITIES and name not in A_FLOAT4_QUANTITIES:
             try:
                 q[name] = value(name, s)
             except ValueError:
