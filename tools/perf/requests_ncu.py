@@ -70,11 +70,22 @@ def cases():
     return out
 
 
+def newest_input(backend, source):
+    """The latest modification time among what a counting program is built from: its source, and on the emulator
+    emucc and the runtime too (a program built before a change of either counts as the emulator did then)."""
+    inputs = [source]
+    if backend == "emu":
+        emu = os.path.join(ROOT, "common", "emu")
+        inputs += [os.path.join(d, f) for d in (emu, os.path.join(emu, "cudaemu_cc"), os.path.join(emu, "include"))
+                   for f in os.listdir(d) if os.path.isfile(os.path.join(d, f))]
+    return max(os.path.getmtime(p) for p in inputs)
+
+
 def build(backend, name, source, lab):
     """The counting program for one case, or None when the kernel does not build with the driver."""
     out = os.path.join(ROOT, "build", "requests", backend, name.split(" ")[0].replace("/", "_")[:-3])
     os.makedirs(os.path.dirname(out), exist_ok=True)
-    if os.path.exists(out) and os.path.getmtime(out) > os.path.getmtime(source):
+    if os.path.exists(out) and os.path.getmtime(out) > newest_input(backend, source):
         return out  # the other shape of the same kernel
     if lab is None:
         cmd = ([os.path.join(ROOT, "common", "emu", "emucc"), "-O2"] if backend == "emu" else
