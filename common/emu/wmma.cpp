@@ -29,6 +29,7 @@
 #include "include/mma.h"
 #include "scheduler.h"
 #include "symbols.h"
+#include "tensor_math.h"
 #include "warp.h"
 
 namespace cudaemu {
@@ -125,54 +126,10 @@ size_t offset_of(int r, int c, unsigned ldm, int layout, size_t bytes) {
     return (layout == kWmmaColMajor ? size_t(c) * ldm + r : size_t(r) * ldm + c) * bytes;
 }
 
-float tf32_input(float f) {  // the tensor cores read the top 10 bits of the mantissa
-    uint32_t b;
-    memcpy(&b, &f, 4);
-    if ((b & 0x7f800000u) != 0x7f800000u) b &= ~0x1fffu;
-    memcpy(&f, &b, 4);
-    return f;
-}
-
 float input_value(const WmmaShape& s, const void* x, int i) {
     if (s.type == kWmmaTf32) return tf32_input(static_cast<const float*>(x)[i]);
     if (s.type == kWmmaHalf) return float(static_cast<const __half*>(x)[i]);
     return float(static_cast<const __nv_bfloat16*>(x)[i]);
-}
-
-// How many of the n floats have any of the 13 mantissa bits that TF32 drops set: a tensor core truncates them.
-uint64_t unrounded(const void* x, int n) {
-    uint64_t count = 0;
-    for (int i = 0; i < n; ++i) {
-        uint32_t b;
-        memcpy(&b, static_cast<const float*>(x) + i, 4);
-        count += (b & 0x1fffu) != 0;
-    }
-    return count;
-}
-
-float round_toward_zero(double s) {
-    float f = static_cast<float>(s);
-    if (std::fabs(static_cast<double>(f)) > std::fabs(s)) f = std::nextafter(f, 0.0f);
-    return f;
-}
-
-// acc + the n exact products: aligned to the largest exponent, bits more than 25 below it dropped, summed exactly
-// (each term a multiple of 2^(emax-25) below 2^(emax+1): integers below 2^31 in all, exact in a double), rounded
-// toward zero.
-float add_group(float acc, const double* products, int n) {
-    double plain = acc;
-    bool special = !std::isfinite(acc);
-    int emax = acc != 0 ? std::ilogb(acc) : INT32_MIN;
-    for (int i = 0; i < n; ++i) {
-        plain += products[i];
-        special |= !std::isfinite(products[i]);
-        if (products[i] != 0) emax = std::max(emax, std::ilogb(products[i]));
-    }
-    if (special || emax == INT32_MIN) return static_cast<float>(plain);
-    const double q = std::ldexp(1.0, emax - 25);
-    double sum = std::trunc(acc / q) * q;
-    for (int i = 0; i < n; ++i) sum += std::trunc(products[i] / q) * q;
-    return round_toward_zero(sum);
 }
 
 Fiber& lane_fiber(Worker& w, uint32_t warp, uint32_t lane) { return w.fibers[warp * 32 + lane]; }
