@@ -75,11 +75,16 @@ const char* op_name(int op) {
             return "wmma::store_matrix_sync";
         case kWmmaMma:
             return "wmma::mma_sync";
+        case kPtxMma:
+            return "mma_m16n8k8_tf32";
+        case kPtxLdmatrix:
+            return "ldmatrix";
     }
     return "a warp collective";
 }
 
-bool is_wmma(int op) { return op == kWmmaLoad || op == kWmmaStore || op == kWmmaMma; }
+// The warp matrix functions and mma_ptx.h's instructions: the whole warp, at one call site.
+bool is_wmma(int op) { return op >= kWmmaLoad && op <= kPtxLdmatrix; }
 
 bool is_shuffle(int op) { return op == kShflIdx || op == kShflUp || op == kShflDown || op == kShflXor; }
 
@@ -159,7 +164,7 @@ void warp_warning(Worker& w, uint32_t thread, const Collective& c, uintptr_t var
 void compute(Worker& w, uint32_t warp, uint32_t lanes, const Collective& first) {
     const int op = first.op;
     if (is_wmma(op)) {
-        wmma_compute(w, warp, lanes, op);
+        (op >= kPtxMma ? ptx_compute : wmma_compute)(w, warp, lanes, op);
         return;
     }
     if (is_shuffle(op)) {
@@ -545,10 +550,11 @@ bool warp_stalled(Worker& w) {
             continue;  // cannot happen: a collective whose lanes all wait at it has completed
         }
         if (at_barrier && elsewhere) text += " (and " + lane_list(elsewhere) + " at another collective)";
-        text += is_wmma(c.op) ? " — every lane of the warp must reach the same wmma call (undefined on a GPU: it "
-                                "hangs or computes garbage)"
-                              : " — every lane named in the mask must reach a " + std::string(op_name(c.op)) +
-                                    "() with the same mask (undefined on a GPU: it hangs or returns garbage)";
+        text += is_wmma(c.op)
+                    ? " — every lane of the warp must reach the same warp matrix call (undefined on a GPU: it "
+                      "hangs or computes garbage)"
+                    : " — every lane named in the mask must reach a " + std::string(op_name(c.op)) +
+                          "() with the same mask (undefined on a GPU: it hangs or returns garbage)";
         block_error(w, DiagKind::kWarp, warp * 32 + lane, where(c), pc2, text);
         return true;
     }

@@ -33,6 +33,8 @@ struct Collective {
 void warp_arrive(Collective& c);
 // The warp matrix functions' part of a completed collective (wmma.cpp), run by the last lane to arrive.
 void wmma_compute(Worker& w, uint32_t warp, uint32_t lanes, int op);
+// The same for mma_ptx.h's instructions (mma_ptx.cpp).
+void ptx_compute(Worker& w, uint32_t warp, uint32_t lanes, int op);
 
 // The lanes of this warp that exist: a block whose size is not a multiple of 32 has a partial last warp.
 uint32_t existing_lanes(const Worker& w, uint32_t warp);

@@ -68,6 +68,8 @@ enum WarpOp : int {
     kWmmaLoad,  // the warp matrix functions (mma.h): the whole warp, at one call site
     kWmmaStore,
     kWmmaMma,
+    kPtxMma,  // the PTX instructions of mma_ptx.h (cudaemu_mma_ptx.h): the whole warp, at one call site
+    kPtxLdmatrix,
 };
 // For cooperative groups (header code): the same collectives, with the caller's source location passed explicitly.
 void warp_shuffle(int op, unsigned int mask, const void* in, void* out, unsigned int size, int arg, int width,
