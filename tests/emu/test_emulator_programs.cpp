@@ -101,6 +101,8 @@ const ErrorProgram kErrorPrograms[] = {
     {"error_wmma_oob", "out-of-bounds", cudaErrorIllegalAddress},
     {"error_wmma_race_no_barrier", "race", cudaSuccess},
     {"error_index_outside_dimension", "out-of-bounds", cudaSuccess},
+    {"error_ldmatrix_misaligned", "misaligned", cudaErrorMisalignedAddress},
+    {"error_mma_sync_lane_skips", "warp", cudaSuccess},
 };
 
 }  // namespace

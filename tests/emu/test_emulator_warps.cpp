@@ -91,7 +91,7 @@ TEST_CASE("warp diagnostics name the lanes and the lines, identically with 1 and
 TEST_CASE("warp programs give the same results with 1 and 2 worker threads, and no diagnostics") {
     // (not grid_sync: its largest cooperative grid follows the multiprocessors, one per worker thread)
     for (const char* name : {"warp_shuffle", "warp_vote", "cooperative_groups", "cooperative_groups_generic",
-                             "coalesced_groups", "wmma_layout", "wmma_gemm"}) {
+                             "coalesced_groups", "wmma_layout", "wmma_gemm", "mma_sync_tf32"}) {
         CAPTURE(name);
         const Run one = run({program(name)}, Settings{/*threads*/ "1"});
         const Run two = run({program(name)}, Settings{/*threads*/ "2"});
@@ -124,4 +124,34 @@ TEST_CASE("wmma loads and stores count each element of the tile once, a half fra
         CHECK(json_number(r.stats[store], "global_load_bytes") == accumulator);
         CHECK(json_number(r.stats[store], "global_store_bytes") == accumulator);
     }
+}
+
+// ===============================================================================================================
+// The PTX instructions of common/mma_ptx.h: an ldmatrix row is one 16-byte shared load of the lane that gives it
+// ===============================================================================================================
+TEST_CASE("ldmatrix counts each row once, as a 16-byte load of its lane; mma_m16n8k8_tf32 counts TF32 FLOPs") {
+    const Run r = run({program("mma_sync_tf32")}, Settings{/*threads*/ "2", /*timeout*/ "30", /*quiet*/ false,
+                                                           /*requests*/ true});
+    REQUIRE(r.exit_code == 0);
+    // mma_sync_tf32.cu's launches: ldmatrix_kernel, cvt_kernel, then mma_kernel three times
+    REQUIRE(r.stats.size() == 5);
+    const long long row = 16, x4 = 32 * row, x2 = 16 * row, wavefront = 128;
+    // ldmatrix_kernel: one x4 and one x2 of packed 8×8 matrices, whose rows fill every bank once per 8 lanes
+    CHECK(json_number(r.stats[0], "shared_load_bytes") == x4 + x2);
+    CHECK(json_number(r.stats[0], "shared_load_requests") == 2);
+    CHECK(json_number(r.stats[0], "shared_load_wavefronts") == (x4 + x2) / wavefront);
+    CHECK(json_number(r.stats[0], "tensor_flops") == 0);
+    // mma_kernel: rows of 8 floats (32 bytes), so rows r and r + 4 of a matrix share banks: twice the wavefronts
+    CHECK(json_number(r.stats[2], "shared_load_bytes") == x4 + x2);
+    CHECK(json_number(r.stats[2], "shared_load_wavefronts") == 2 * (x4 + x2) / wavefront);
+    for (int launch = 2; launch < 5; ++launch) {
+        CAPTURE(launch);
+        CHECK(json_number(r.stats[launch], "tensor_flops") == 2 * 16 * 8 * 8);
+        CHECK(json_number(r.stats[launch], "tensor_tf32_flops") == 2 * 16 * 8 * 8);
+    }
+    // the second mma passes A[0][0] = 1 + 3/4 of TF32's step as it is (one input with bits TF32 drops); the third
+    // rounds it with cvt_rna_tf32 first
+    CHECK(json_number(r.stats[2], "tf32_unrounded_inputs") == 0);
+    CHECK(json_number(r.stats[3], "tf32_unrounded_inputs") == 1);
+    CHECK(json_number(r.stats[4], "tf32_unrounded_inputs") == 0);
 }
