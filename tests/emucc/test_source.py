@@ -1,6 +1,8 @@
 """emucc's source rewrite as a whole (cudaemu_cc/source.py): what it refuses, with file:line, and the rewrites it
 makes itself (extended lambdas, __CUDA_ARCH__ comparisons); and scan.code_mask, which every rewrite relies on to
 leave comments and strings alone. Launches and declarations have files of their own."""
+import os
+
 import pytest
 
 from cudaemu_cc.declarations import DYNAMIC_SHARED_DEFINITION
@@ -60,6 +62,21 @@ def test_every_refusal_is_reported_at_once_in_line_order():
     assert [m.split(": error: ")[0] for m in refused.value.messages] == \
         ["dir/k.cu:1", "dir/k.cu:3", "dir/k.cu:4", "dir/k.cu:5"]
     assert str(refused.value) == "\n".join(refused.value.messages)
+
+
+def test_mma_ptx_h_keeps_its_inline_assembly_out_of_the_emulators_reach():
+    """common/mma_ptx.h, which a lab's kernel.cu may include, is rewritten as the kernel's own header: it has no asm,
+    and picks its nvcc side (mma_ptx_gpu.h, whose asm would be refused) only where CUDAEMU is not defined."""
+    common = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "common")
+    with open(os.path.join(common, "mma_ptx.h"), encoding="utf-8") as f:
+        header = f.read()
+    assert rewrite_source("common/mma_ptx.h", header) == header
+    assert '#ifdef CUDAEMU\n#include <cudaemu_mma_ptx.h>' in header and '#else\n#include "mma_ptx_gpu.h"' in header
+    with open(os.path.join(common, "mma_ptx_gpu.h"), encoding="utf-8") as f:
+        with pytest.raises(SourceError) as refused:
+            rewrite_source("common/mma_ptx_gpu.h", f.read())
+    assert len(refused.value.messages) == 4  # one instruction each: mma, ldmatrix x4 and x2, cvt
+    assert all("inline PTX (asm)" in m for m in refused.value.messages)
 
 
 def test_unsupported_names_in_comments_strings_and_sync_forms_are_accepted():
