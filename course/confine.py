@@ -1,9 +1,11 @@
 """confine — what a student's compiled kernel.cu may contain, checked by the grader outside the sandbox.
 
 The test program runs the student's code in its own process, so the only safe student code is code that can do
-nothing but compute: no code that runs before main() or after it (static constructors and destructors), no
-instructions the compiler does not see (inline assembly in any spelling), and no call to anything outside the list
-in course/confine_allowlist.txt (the CUDA runtime, the emulator's callbacks, maths, printf). Such code cannot open a
+nothing but compute: no code that runs before main() or after it (static constructors and destructors; the one
+exception is emucc's binding of __device__ and __constant__ variables to their device memory, one call to the
+runtime with constant arguments per variable, checked line by line: sets_up_device_variables), no instructions the
+compiler does not see (inline assembly in any spelling), and no call to anything outside the list in
+course/confine_allowlist.txt (the CUDA runtime, the emulator's callbacks, maths, printf). Such code cannot open a
 file, print to the grader's verdict channel, read the environment, or load memory the emulator does not count.
 
 Two views of what was built are checked, both produced by the trusted compiler from the student's source:
@@ -172,6 +174,77 @@ def uncounted_access(line, stack=()):
 EMUCC_FLOPS_CALL = re.compile(r"^\s*call void @__cudaemu_flops\((?:i32 \d+, ){5}i32 \d+\)\s*$")
 
 
+# What emucc makes of `__device__ float x[4] = {...};` at namespace scope (cudaemu_cc/declarations.py): constant
+# data holding the initial value, and a reference that the program binds while it starts, with one call to the
+# runtime, define_device_variable(&initial, bytes, align, constant, "x", __FILE__, __LINE__), whose arguments are all
+# constants. A constructor made only of such bindings runs no code of the student's; anything else in it would.
+DEFINE_DEVICE_VARIABLE = "_ZN7cudaemu22define_device_variableEPKvmmbPKcS3_i"
+STARTUP_LINE = [
+    re.compile(r"^\s*$|^(?:[-\w.$]+|\"[^\"]*\"):(?:\s|$)|^\s*br\b|^\s*ret void\b"),
+    # the coverage flag SanitizerCoverage sets on entry: a load, a compare and a store of @__sancov_gen_*
+    re.compile(r"^\s*(?:%[-\w.]+ = )?(?:load i1, |store i1 true, )(?:i1\*|ptr) (?:getelementptr inbounds \(.*?)?"
+               r"@__sancov_gen_[-\w.]*\b.*!nosanitize"),
+    re.compile(r"^\s*%[-\w.]+ = icmp eq i1 %[-\w.]+, false\b"),
+    re.compile(r"^\s*call void @llvm\.dbg\.\w+\("),
+    # the call: every operand a constant (no %value: nothing computed before it)
+    re.compile(r"^\s*%[-\w.]+ = call [^%@]*@" + DEFINE_DEVICE_VARIABLE + r"\([^%]*\)(?:, !dbg ![0-9]+)?$"),
+    re.compile(r"^\s*%[-\w.]+ = bitcast i8\* %[-\w.]+ to [^%@]*(?:, !dbg ![0-9]+)?$"),
+    # the store of its result to the reference, and the instrumentation's callback before that store
+    re.compile(r"^\s*call void @__sanitizer_cov_store8\([^%]*@[-\w.$]+(?: to i64\*\))?\)(?:, !dbg ![0-9]+)?$"),
+    re.compile(r"^\s*store (?:ptr|[^%@]*\*) %[-\w.]+, (?:ptr|[^%@]*\*\*) @[-\w.$]+, align 8\b[^%]*$"),
+]
+
+
+def sets_up_device_variables(fn, functions):
+    """The functions constructor fn runs (fn among them; functions: name -> (define line, body lines)) when it only
+    binds __device__ and __constant__ variables to their device memory, as emucc writes it: it calls functions that
+    each do that and nothing else (clang's __cxx_global_var_init*, one a variable); else an empty set."""
+    seen = set()
+
+    def binds_only(name, depth):  # clang's _GLOBAL__sub_I_<file> (depth 0) calls one __cxx_global_var_init* each
+        if name not in functions or depth > 1 or not functions[name][0].startswith("define internal void") or \
+                not name.startswith(("_GLOBAL__sub_I_", "__cxx_global_var_init")[depth]):
+            return False
+        seen.add(name)
+        calls_runtime = False
+        for l in functions[name][1]:
+            m = re.match(r"^\s*call void @([-\w.$]+)\(\)(?:, !dbg ![0-9]+)?$", l)
+            if m and m.group(1).startswith("__cxx_global_var_init"):
+                if not binds_only(m.group(1), depth + 1):
+                    return False
+                calls_runtime = True
+                continue
+            if depth == 0 and DEFINE_DEVICE_VARIABLE in l or not any(p.match(l) for p in STARTUP_LINE):
+                return False
+            calls_runtime |= DEFINE_DEVICE_VARIABLE in l
+        return calls_runtime
+    return seen if binds_only(fn, 0) else set()
+
+
+def defined_functions(lines):
+    """name -> (its define line, its body lines), for each function the IR's lines define."""
+    functions, current = {}, None
+    for l in lines:
+        m = DEFINE.match(l)
+        if m:
+            current = unquote(m.group(1))
+            functions[current] = (l, [])
+        elif current and l.startswith("}"):
+            current = None
+        elif current:
+            functions[current][1].append(l)
+    return functions
+
+
+def binds_device_variables(text):
+    """Whether the IR has a constructor that only binds __device__/__constant__ variables (check_object then lets its
+    one .init_array entry through; check_ir has checked every constructor)."""
+    lines = text.splitlines()
+    functions = defined_functions(lines)
+    return any(sets_up_device_variables(unquote(n), functions) for l in lines if l.startswith("@llvm.global_ctors = ")
+               for n in re.findall(r"@(" + NAME + r")", l[l.index("=") + 1:]))
+
+
 def check_ir(text, source):
     """Reasons to refuse the kernel, from the IR emucc compiled it from; source names the file in each reason."""
     lines = text.splitlines()
@@ -208,26 +281,8 @@ def check_ir(text, source):
         n = line_of_dbg.get(m.group(1)) if m else None
         return "%s:%d" % (source, n) if n and in_source(m.group(1)) else source
 
-    # emucc turns each namespace-scope __device__ or __constant__ variable into a call that runs before main();
-    # say so in the student's terms rather than as a constructor and an unknown name
-    for l in lines:
-        if DECLARE.match(l) and "define_device_variable" in l:
-            return ["%s: __device__ and __constant__ variables are not allowed in a lab's kernel.cu (the emulator "
-                    "sets them up before main(), where no student code may run): pass the values as kernel "
-                    "arguments" % source]
-
     reasons = []
-    functions = {}   # name -> (its define line, its body lines)
-    current = None
-    for l in lines:
-        m = DEFINE.match(l)
-        if m:
-            current = unquote(m.group(1))
-            functions[current] = (l, [])
-        elif current and l.startswith("}"):
-            current = None
-        elif current:
-            functions[current][1].append(l)
+    functions = defined_functions(lines)
     for l in lines:
         if l.startswith("module asm "):
             reasons.append("%s: inline assembly at file scope (asm(...) outside a function) is not allowed" % source)
@@ -267,6 +322,7 @@ def check_ir(text, source):
             reasons.append("%s: an asm label (renaming a function or variable to '%s' with __asm__(\"...\")) is "
                            "not allowed" % (source, m.group(1)))
             break
+    binders = set()  # the constructors that only bind device variables, and the functions they call
     for l in lines:
         m = re.match(r"^@llvm\.global_(c|d)tors = ", l)
         if not m:
@@ -277,10 +333,22 @@ def check_ir(text, source):
                     re.match(r"^\s*(call void @__sanitizer_cov_\w+\(.*\)|ret void)\s*$", b) or not b.strip()
                     for b in functions.get(fn, ("", ["x"]))[1]):
                 continue  # the instrumentation's own: it only registers the counters
+            bound = sets_up_device_variables(fn, functions)
+            if bound:
+                binders |= bound  # emucc's: binds each __device__/__constant__ variable to its device memory
+                continue
             head = functions.get(fn, ("", []))[0]
+            # clang's constructor for a file's globals calls one function per global initialised by code: name the
+            # first that does more than emucc's binding of a device variable, at its declaration's line
+            body = functions.get(fn, ("", []))[1]
+            inits = [m.group(1) for m in (re.match(r"^\s*call void @(__cxx_global_var_init[-\w.$]*)\(", l)
+                                          for l in body) if m]
+            culprit = next((f for f in inits if not sets_up_device_variables(f, functions)), None)
+            at = next((where(l) for l in functions.get(culprit, ("", []))[1] if where(l) != source), where(head))
             reasons.append("%s: a static %s (code that runs %s main(): __attribute__((%s)), a global object with "
-                           "a %s, or #include <iostream>; print with printf) is not allowed"
-                           % (where(head), kind, "before" if kind == "constructor" else "after", kind, kind))
+                           "a %s, a global or __device__ variable whose initial value is computed by code, or "
+                           "#include <iostream>; print with printf) is not allowed"
+                           % (at, kind, "before" if kind == "constructor" else "after", kind, kind))
     externals = {}
     for l in lines:
         m = DECLARE.match(l) or EXTERNAL_GLOBAL.match(l)
@@ -293,6 +361,10 @@ def check_ir(text, source):
         if allowed(name, p):
             continue
         uses = [l for body in functions.values() for l in body[1] if re.search(r"@" + re.escape(name) + r"\b", l)]
+        if name == DEFINE_DEVICE_VARIABLE and uses and not any(
+                re.search(r"@" + name + r"\b", l) for f, body in functions.items()
+                if f not in binders for l in body[1]):
+            continue  # only where emucc binds a variable: a launcher may not allocate with it
         use = next((l for l in uses if where(l) != source), uses[0] if uses else "")
         what = "the compiler intrinsic" if name.startswith("llvm.") else "calling or using"
         located.append("%s: %s '%s' is not allowed in a kernel.cu (course/confine_allowlist.txt lists what is)"
@@ -344,9 +416,12 @@ def protected_names(trusted_objects):
     return _protected[key]
 
 
-def check_object(obj, source, trusted_objects=(), contract=("matmul",), backend="emu"):
+def check_object(obj, source, trusted_objects=(), contract=("matmul",), backend="emu", device_variables=False):
+    """device_variables: the IR showed emucc's binding of __device__/__constant__ variables (binds_device_variables),
+    the object's one constructor in .text.startup."""
     reasons = []
-    object_only = OBJECT_ONLY | (NVCC_OBJECT_ONLY if backend == "gpu" else set())
+    object_only = OBJECT_ONLY | (NVCC_OBJECT_ONLY if backend == "gpu" else set()) | \
+        ({DEFINE_DEVICE_VARIABLE} if device_variables else set())
     undefined, defined = [], []
     for l in tool(["nm", "-g", obj]).splitlines():
         parts = l.split()
@@ -382,10 +457,12 @@ def check_object(obj, source, trusted_objects=(), contract=("matmul",), backend=
             fields = l.split()
             if len(fields) >= 5 and re.match(r"^[0-9a-f]{8,}$", fields[0]):
                 constructors.append((section, fields[4]))
+    # the GPU object's one constructor is nvcc's; the emulator's one (besides the instrumentation's), emucc's binding
+    others = [t for s, t in constructors
+              if s.startswith(".init_array") and (backend == "gpu" or not TRUSTED_CTORS.match(t))]
     for i, (section, target) in enumerate(constructors):
-        nvcc_own = backend == "gpu" and section == ".init_array" and target == ".text.startup" and \
-            sum(1 for s, _ in constructors if s.startswith(".init_array")) == 1
-        if not (TRUSTED_CTORS.match(target) or nvcc_own):
+        only_startup = section == ".init_array" and target == ".text.startup" and len(others) == 1
+        if not (TRUSTED_CTORS.match(target) or only_startup and (backend == "gpu" or device_variables)):
             reasons.append("%s: a static constructor or destructor (%s in %s) is not allowed"
                            % (source, shown(pretty.get(target, target)), section))
     for l in tool(["readelf", "-SW", obj]).splitlines():

@@ -192,12 +192,14 @@ class Toolchain:
                 raise Refused("%s: the compiler left no readable IR to check" % shown_as)
             trusted.append(runtime_object())
             reasons = confine.check_ir(ir, shown_as)
+            device_variables = confine.binds_device_variables(ir)
         else:
-            reasons = []
+            reasons, device_variables = [], False
         if not os.path.isfile(obj) or os.path.islink(obj):
             raise Refused("%s: the compiler left no object file" % shown_as)
         # the object is checked too (the GPU build has no IR); where the IR already says why, that is enough
-        reasons = reasons or confine.check_object(obj, shown_as, trusted, backend=self.backend)
+        reasons = reasons or confine.check_object(obj, shown_as, trusted, backend=self.backend,
+                                                     device_variables=device_variables)
         if reasons:
             raise Refused("\n".join(dict.fromkeys(reasons)))
 

@@ -100,6 +100,24 @@ TEST_CASE("programs/constant_memory.cu: symbols work as on the H100, and constan
 // ===============================================================================================================
 // Host memory: page-locked, mapped and registered
 // ===============================================================================================================
+TEST_CASE("programs/constant_dims.cu: M, N, K in constant memory and constant-initialised variables, as on the H100") {
+    const Run r = run({program("constant_dims")});
+    INFO("stdout:\n", r.out, "stderr:\n", r.err);
+    REQUIRE(r.exit_code == 0);
+    const std::map<std::string, std::string> out = parse_output(r.out);
+    const std::vector<std::pair<std::string, std::string>> want = {
+        {"initial", "scale 2, offsets 1 2, histogram 10 20 30 40"},  // the initial values, before any kernel
+        {"square_16", "pass"},
+        {"square_16_dims_read_back", "16 16 16"},
+        {"rectangular_13x7x5", "pass"},
+        {"rectangular_13x7x5_dims_read_back", "13 7 5"},
+        {"single_1x1x1", "pass"},
+        {"launches", "3"},
+        {"histogram", "pass"},
+    };
+    check_values(out, want);
+}
+
 TEST_CASE("programs/mapped_host_memory.cu: kernels use mapped and registered host memory, counted per allocation") {
     const Run r = run({program("mapped_host_memory")});
     INFO("stdout:\n", r.out, "stderr:\n", r.err);

@@ -128,15 +128,18 @@ def rewrite_memory_declarations(path, text, mask, errors):
             continue
         static = re.search(r"\bstatic\b", prefix) is not None
         constant = keyword == "__constant__" or "__constant__" in declarator
+        # The initial values must be constants, as nvcc requires ("dynamic initialization is not supported"): they
+        # are data in the program, and no code of the file's runs before main() to compute them.
         for kw in re.finditer(r"\b(__device__|__constant__)\b", text[m.start():k]):
             a = m.start() + kw.start()
-            edits.append((a, a + len(kw.group(1)), "" if static or kw.start() else "static"))
+            edits.append((a, a + len(kw.group(1)),
+                          "" if kw.start() else "CUDAEMU_CONSTANT_INIT" if static else "static CUDAEMU_CONSTANT_INIT"))
         references = []
         for name_at in names:
             name = re.match(r"\w+", text[name_at:]).group(0)
             init = "cudaemu_initial_" + name
             edits.append((name_at, name_at + len(name), init))
-            references.append(' %s%sdecltype(%s)& %s = ::cudaemu::device_variable(%s, %s, "%s", __FILE__, __LINE__);'
+            references.append(' %s%sdecltype(%s)& %s = CUDAEMU_DEVICE_VARIABLE(%s, %s, "%s");'
                               % ("static " if static else "", "const " if constant else "", init, name, init,
                                  "true" if constant else "false", name))
         edits.append((end + 1, end + 1, "".join(references)))

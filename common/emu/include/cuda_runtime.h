@@ -580,17 +580,20 @@ inline cudaError_t cudaemu_malloc_managed_args(T** ptr, const char* name, const 
 }
 
 namespace cudaemu {
-// emucc rewrites `__device__ T name[N] = init;` at namespace scope into a host object holding the initial
-// value and `T (&name)[N] = device_variable(...)`: a reference to device memory holding a copy of it (`const` for
-// __constant__, so that a kernel's store to it does not compile, as under nvcc).
+// emucc rewrites `__device__ T name[N] = init;` at namespace scope into a host object holding the initial value
+// (constant-initialised: data, never code) and `T (&name)[N] = CUDAEMU_DEVICE_VARIABLE(...)`: a reference to device
+// memory holding a copy of it (`const` for __constant__, so that a kernel's store to it does not compile, as under
+// nvcc). The reference is bound while the program starts, by one call to the runtime per variable and nothing else
+// (course/confine.py checks exactly that in a lab's kernel.cu).
 void* define_device_variable(const void* init, size_t bytes, size_t align, bool constant, const char* name,
                              const char* file, int line);
-template <class T>
-T& device_variable(T& init, bool constant, const char* name, const char* file, int line) {
-    return *static_cast<T*>(
-        define_device_variable(static_cast<const void*>(&init), sizeof(T), alignof(T), constant, name, file, line));
-}
 }  // namespace cudaemu
+// nvcc refuses a __device__ or __constant__ variable whose initial value needs code to compute ("dynamic
+// initialization is not supported"); so does clang here, through this attribute on the initial value
+#define CUDAEMU_CONSTANT_INIT __attribute__((require_constant_initialization))
+#define CUDAEMU_DEVICE_VARIABLE(init, constant, name)                 \
+    (*static_cast<decltype(init)*>(::cudaemu::define_device_variable( \
+        __builtin_addressof(init), sizeof(init), alignof(decltype(init)), constant, name, __FILE__, __LINE__)))
 
 #include "cudaemu_host_memory.h"    // cudaHostRegister, mapped memory, cudaSetDeviceFlags, occupancy-based sizing
 #include "cudaemu_device_config.h"  // versions, cache and limit settings, pointer attributes, host functions

@@ -1,11 +1,20 @@
-// Lab 1 kernel that is right but keeps a value in a __constant__ variable. The emulator sets such variables up
-// before main(), where no student code may run, so confinement refuses them in a lab's kernel.cu with a reason
-// that says what to do instead. Must get: zero, "__device__ and __constant__ variables are not allowed".
+// Malicious lab 1 kernel: a right kernel whose __constant__ factor is computed by host code before main() (a dynamic
+// initialiser: here it reads the environment, and could do anything else). nvcc refuses such a variable ("dynamic
+// initialization is not supported"), and so does emucc: the initial value of a __device__ or __constant__ variable
+// must be a constant, data that no code computes. Must get: zero, "kernel.cu does not build" (the variable "does not
+// have a constant initializer").
+#include <cstdlib>
 
 #include "lab.h"
 
 constexpr int BLOCK_WIDTH = 16;    // a 16×16 block: 256 threads
-__constant__ float kScale = 1.0f;  // a factor every product is multiplied by
+// 1, unless the environment says otherwise; runs before main()
+static float scale_from_environment() {
+    const char* s = getenv("KERNEL_SCALE");
+    return s ? static_cast<float>(atof(s)) : 1.0f;
+}
+
+__constant__ float kScale = scale_from_environment();  // a factor every product is multiplied by
 
 __global__ void matmul_naive_kernel(const float* A, const float* B, float* C, int M, int N, int K) {
     const int row = blockIdx.y * blockDim.y + threadIdx.y;
