@@ -107,6 +107,25 @@ const ErrorProgram kErrorPrograms[] = {
 
 }  // namespace
 
+TEST_CASE("programs/rodinia_forms.cu: the forms Rodinia's programs write build and run as on the H100") {
+    const Run r = run({program("rodinia_forms")});
+    INFO("stdout:\n", r.out, "stderr:\n", r.err);
+    REQUIRE(r.exit_code == 0);
+    const std::map<std::string, std::string> out = parse_output(r.out);
+    const std::vector<std::pair<std::string, std::string>> want = {
+        {"driver_types_h", "defined"},  // NVIDIA's helper_cuda.h defines checkCudaErrors only then
+        {"cuda_runtime_h", "defined"},
+        {"reversed_floats", "pass"},  // two kernels' extern __shared__ `buffer`, a float one and an int one
+        {"reversed_ints", "pass"},    // launched `<< <...>> >`, with host variables named gridDim and blockDim
+        {"scaled_floats", "pass"},    // one template kernel, its T deduced as float, then as int
+        {"scaled_ints", "pass"},
+        {"add_no_bias", "cudaSuccess"},  // a literal 0 for a pointer parameter
+        {"biased_ints", "pass"},
+        {"thread_synchronize", "cudaSuccess"},
+    };
+    check_values(out, want);
+}
+
 TEST_CASE("error programs: the right error names after the launch, and the diagnostic on stderr and in the stats") {
     for (const std::string& name : program_names()) {  // a new error program needs a row in the table
         if (!starts_with(name, "error_") || name == "error_sticky") continue;

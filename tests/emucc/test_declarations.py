@@ -33,10 +33,10 @@ def shared_name(name):
     "extern float __shared__ buf[];",      # the type before __shared__
 ])
 def test_extern_shared_array_names_the_dynamic_shared_buffer(declaration):
-    text, errors = declared("__global__ void k() {\n    %s\n}\n" % declaration)
+    text, errors = declared("%s\n" % declaration)
     assert errors == []
-    assert text == ("__global__ void k() {\n    extern __thread float buf[] __asm__(CUDAEMU_DYNAMIC_SHARED);\n}\n"
-                    + DYNAMIC_SHARED_DEFINITION + shared_name("buf"))
+    assert text == ("extern __thread float buf[] __asm__(CUDAEMU_DYNAMIC_SHARED);\n" + DYNAMIC_SHARED_DEFINITION
+                    + shared_name("buf"))
 
 
 def test_dynamic_shared_buffer_is_defined_once_for_many_arrays():
@@ -152,3 +152,20 @@ def test_alignas_moves_to_the_declarations_start_on_the_same_line(text, hoisted)
 ])
 def test_alignas_in_comments_macros_or_already_first_stays(text):
     assert hoist_alignas(text, code_mask(text)) == text
+
+
+def test_extern_shared_arrays_in_functions_get_names_of_their_own():
+    # two kernels' arrays of one name and two types: each declaration names the buffer on its own, and the kernel's
+    # name is a reference to it (the same line keeps everything)
+    text, errors = declared("__global__ void f() {\n    extern __shared__ float s[];\n}\n"
+                            "__global__ void i() { extern __shared__ int s[]; }\n"
+                            "namespace n { extern __shared__ double d[]; }\n")
+    assert errors == []
+    assert text.splitlines()[:5] == [
+        "__global__ void f() {",
+        "    extern __thread float cudaemu_shared_2_s[] __asm__(CUDAEMU_DYNAMIC_SHARED); auto& s = cudaemu_shared_2_s;",
+        "}",
+        "__global__ void i() { extern __thread int cudaemu_shared_4_s[] __asm__(CUDAEMU_DYNAMIC_SHARED); "
+        "auto& s = cudaemu_shared_4_s; }",
+        "namespace n { extern __thread double d[] __asm__(CUDAEMU_DYNAMIC_SHARED); }",  # namespace scope: as it was
+    ]

@@ -2,7 +2,7 @@
 the launches it cannot read (named with file:line), and cudaLaunchCooperativeKernel."""
 import pytest
 
-from cudaemu_cc.launches import rewrite_cooperative_launches, rewrite_launches
+from cudaemu_cc.launches import rewrite_cooperative_launches, rewrite_launches, template_kernels
 
 
 def launched(text):
@@ -114,3 +114,37 @@ def test_cooperative_launch_keeps_the_kernels_type_name_and_line(first, name, ke
 def test_cooperative_launch_in_a_comment_stays():
     text = "// cudaLaunchCooperativeKernel((void *)k, g, b, a);\n"
     assert rewrite_cooperative_launches(text) == text
+
+
+@pytest.mark.parametrize("launch", [
+    "k<< <grid, block>> >(a, b);",      # spaced, as Rodinia's programs write it
+    "k<<< grid, block >> >(a, b);",
+    "k<<\t<grid, block>>>(a, b);",
+])
+def test_spaced_launch_brackets(launch):
+    text, errors = launched(launch)
+    assert errors == []
+    assert text.replace(" ", "").replace("\t", "") == (launch_site("k") + "(grid, block)(a, b);").replace(" ", "")
+
+
+def test_template_kernels_are_found_by_their_declarations():
+    source = ("template <typename T, int N = 4>\n__global__ void scale(const T* in, T* out) {}\n"
+              "template <class T> __device__ T twice(T x) { return 2 * x; }\n"          # not a kernel
+              "template <class T> struct Box { T value; };\n"
+              "__global__ void plain(float* x) {}\n"
+              "// template <class T> __global__ void in_a_comment(T x);\n"
+              "template <class Op>\n__global__ __launch_bounds__(256) void apply(Op op) {}\n")
+    assert template_kernels(source) == {"scale", "apply"}
+
+
+def test_launch_of_a_template_kernel_by_name_alone_deduces_its_arguments():
+    errors = []
+    text = rewrite_launches("a.cu", "scale<<<g, b>>>(in, out, 2.0f);\nplain<<<g, b>>>(x);\n"
+                            "scale<float><<<g, b>>>(in, out, 2.0f);\n", errors, deduced={"scale"})
+    assert errors == []
+    assert text.splitlines() == [
+        '::cudaemu::__launch_deduced("scale", __FILE__, __LINE__, [&](auto&&... cudaemu_args) '
+        '{ scale(cudaemu_args...); })(g, b)(in, out, 2.0f);',
+        launch_site("plain") + "(g, b)(x);",
+        launch_site("scale<float>") + "(g, b)(in, out, 2.0f);",   # template arguments given: a function pointer
+    ]

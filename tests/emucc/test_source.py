@@ -8,7 +8,8 @@ import pytest
 from cudaemu_cc.declarations import DYNAMIC_SHARED_DEFINITION
 from cudaemu_cc.errors import SourceError
 from cudaemu_cc.scan import code_mask, line_of
-from cudaemu_cc.source import CUDA_ARCH, drop_lambda_device, rewrite_arch_comparisons, rewrite_source
+from cudaemu_cc.source import (CUDA_ARCH, drop_lambda_device, rename_builtin_variables, rewrite_arch_comparisons,
+                               rewrite_source)
 
 
 def code_of(text):
@@ -151,3 +152,44 @@ def test_arch_comparison_in_if_and_elif_is_evaluated(directive, rewritten):
 ])
 def test_arch_tests_that_tell_host_from_device_stay(text):
     assert rewrite_arch_comparisons(text + "\n") == text + "\n"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Variables of the program's own named like a built-in variable
+# ---------------------------------------------------------------------------------------------------------------
+def test_host_variables_named_like_built_ins_are_renamed_in_their_block():
+    source = ("__global__ void k(float* x) { x[blockIdx.x * blockDim.x + threadIdx.x] = gridDim.x; }\n"
+              "void run(float* x) {\n"
+              "    dim3 gridDim(4), blockDim(64);\n"
+              "    k<<<gridDim, blockDim>>>(x);\n"
+              "    printf(\"%d\", gridDim.x * blockDim.x);\n"
+              "}\n"
+              "void other() { int n = gridDim.x; }\n")
+    lines = rename_builtin_variables(source).splitlines()
+    assert lines[0] == source.splitlines()[0]   # the kernel's built-ins stay
+    assert lines[2] == "    dim3 cudaemu_own_gridDim(4), cudaemu_own_blockDim(64);"
+    assert lines[3] == "    k<<<cudaemu_own_gridDim, cudaemu_own_blockDim>>>(x);"
+    assert lines[4] == '    printf("%d", cudaemu_own_gridDim.x * cudaemu_own_blockDim.x);'
+    assert lines[6] == "void other() { int n = gridDim.x; }"   # past the block: the built-in again
+
+
+def test_a_parameter_named_like_a_built_in_is_renamed_in_its_function():
+    source = ("void launch(dim3 gridDim, const dim3& blockDim, float* x) {\n"
+              "    k<<<gridDim, blockDim>>>(x);\n}\n"
+              "void declared(dim3 gridDim);\n"
+              "__global__ void k(float* x) { x[0] = gridDim.x; }\n")
+    lines = rename_builtin_variables(source).splitlines()
+    assert lines[0] == "void launch(dim3 cudaemu_own_gridDim, const dim3& cudaemu_own_blockDim, float* x) {"
+    assert lines[1] == "    k<<<cudaemu_own_gridDim, cudaemu_own_blockDim>>>(x);"
+    assert lines[3] == "void declared(dim3 cudaemu_own_gridDim);"
+    assert lines[4] == "__global__ void k(float* x) { x[0] = gridDim.x; }"
+
+
+@pytest.mark.parametrize("text", [
+    "__global__ void k(int* x) { const int n = blockDim.x * gridDim.x; return; }\n",
+    "__global__ void k(int* x) { x[0] = 2 * gridDim.x + s.gridDim + p->blockDim; }\n",
+    "__global__ void k(int* x) { if (x) return blockDim.x; }\n",
+    "// dim3 gridDim(4);\nvoid f() { g(gridDim); }\n",
+])
+def test_built_in_variables_in_use_stay(text):
+    assert rename_builtin_variables(text) == text

@@ -12,6 +12,7 @@ from . import identity
 from .errors import Error
 from .ir import (count_flops, detach_coverage_flags, fuse_device_multiply_adds, name_index_checks,
                  raise_vector_alignment, rewrite_ir, route_by_alignment, strip_stack_slot_callbacks)
+from .launches import template_kernels
 from .source import rewrite_source
 from .toolchain import clang_major, compiler_identity, find_clang, find_tool, have_boost_context, run
 
@@ -70,14 +71,17 @@ class Build:
         shown = os.path.relpath(src) if not os.path.isabs(src) or os.path.abspath(src).startswith(os.getcwd()) else src
         shown = self.source_name or shown
         rewritten = os.path.join(tmp, hashlib.sha1(src.encode()).hexdigest()[:12] + ".cu.cpp")
+        headers = self.own_headers(src)
+        # the template kernels of the whole translation unit: a launch in one file may name a template of another
+        deduced = set(template_kernels(text)).union(*(template_kernels(t) for _, t in headers))
         with open(rewritten, "w") as f:
             f.write('#line 1 "%s"\n' % shown.replace("\\", "/"))
-            compiled = rewrite_source(shown, text)
+            compiled = rewrite_source(shown, text, deduced)
             f.write(compiled)
         front = rewritten + (".front.ll" if self.checks else ".bc")  # what clang's front end makes of it
         ll = rewritten + ".ll"
         base = [self.clang] + self.common + ["-iquote", os.path.dirname(os.path.abspath(src))] + self.user
-        base += self.header_overlay(src, tmp)
+        base += self.header_overlay(headers, tmp, deduced)
         if self.same_for_nvcc:
             identity.check(self.clang, base[1:], rewritten, shown.replace("\\", "/"))
         # No tail calls: a __syncthreads() that ends one path of a kernel (`__syncthreads(); if (tid == 0) out[b] = s;`
@@ -130,25 +134,33 @@ class Build:
         run([self.clang, self.opt_level, "-Wno-override-module", "-mllvm", "-sink-common-insts=false", "-mllvm",
              "-simplifycfg-hoist-common=false", "-c", ll, "-o", obj], "optimise")
 
-    def header_overlay(self, src, tmp):
-        """A .cu file's own headers (not system headers, not the emulator's) get the .cu's treatment too: launches
-        rewritten, unsupported constructs refused with the header's file:line. Rewritten copies replace them
-        through a virtual file system overlay, so that includes resolve and diagnostics name them as before.
-        Returns the flags that add the overlay (none when no header needs rewriting)."""
+    def own_headers(self, src):
+        """[(path, text)]: the headers a .cu file includes that are its own (not system headers, not the
+        emulator's)."""
         deps = subprocess.run([self.clang] + self.common + self.user +
                               ["-include", "cuda_runtime.h", "-x", "c++", "-MM", "-MG", src],
                               capture_output=True, text=True)
         if deps.returncode != 0:
             return []  # the compile itself reports what is wrong
         paths = deps.stdout.replace("\\\n", " ").split(":", 1)[-1].split()
-        directories = {}
+        headers = []
         for header in paths[1:]:  # the first is the .cu itself
             full = os.path.abspath(header)
             if full.startswith(INCLUDE_DIR + os.sep) or not os.path.isfile(full):
                 continue
             with open(full, encoding="utf-8", errors="replace") as f:
-                text = f.read()
-            rewritten = rewrite_source(os.path.relpath(full) if full.startswith(os.getcwd()) else full, text)
+                headers.append((full, f.read()))
+        return headers
+
+    def header_overlay(self, headers, tmp, deduced=()):
+        """A .cu file's own headers (own_headers) get the .cu's treatment too: launches rewritten, unsupported
+        constructs refused with the header's file:line. Rewritten copies replace them through a virtual file system
+        overlay, so that includes resolve and diagnostics name them as before. Returns the flags that add the
+        overlay (none when no header needs rewriting)."""
+        directories = {}
+        for full, text in headers:
+            rewritten = rewrite_source(os.path.relpath(full) if full.startswith(os.getcwd()) else full, text,
+                                       deduced)
             if rewritten == text:
                 continue
             copy = os.path.join(tmp, "overlay-%d-%s" % (len(directories), os.path.basename(full)))
@@ -165,8 +177,10 @@ class Build:
         return ["-ivfsoverlay", overlay]
 
     def compile_cpp(self, src, obj):
+        # A .c file is C, as nvcc hands it to the host's C compiler (`int new;` and malloc without a cast are C)
+        common = ["-x", "c", "-std=gnu17"] + self.common[1:] if src.endswith(".c") else self.common
         # __FILE__ (named in diagnostics, e.g. where an allocation was made) relative to the working directory
-        run([self.clang] + self.common + self.user + [self.opt_level, self.debug, self.dwarf,
+        run([self.clang] + common + self.user + [self.opt_level, self.debug, self.dwarf,
                                                       "-ffile-prefix-map=%s/=" % os.getcwd(), "-c", src, "-o", obj],
             "compile")
 

@@ -6,7 +6,7 @@ goes at the end of the declaration's line. And an alignas after __shared__, __de
 declaration's start, where C++ allows it."""
 import re
 
-from .scan import apply_edits, line_of, statement_end, statement_start
+from .scan import apply_edits, block_start, line_of, statement_end, statement_start
 
 SHARED_NAME_PREFIX = "__cudaemu_shared_name_"  # symbols.cpp reads these
 DYNAMIC_SHARED_DEFINITION = (
@@ -66,6 +66,15 @@ def rewrite_memory_declarations(path, text, mask, errors):
             shared_names.append(name[-1])
         edits.append((m.start(), m.end(), "extern __thread" + (" " + m.group(1) if m.group(1) else "")))
         edits.append((end, end, " __asm__(CUDAEMU_DYNAMIC_SHARED)"))
+        if name and block_start(text, mask, m.start()) is not None:
+            # In a function, an extern declaration names the namespace's entity of that name: two kernels with
+            # `extern __shared__ float s[];` and `extern __shared__ int s[];` would redeclare one variable with two
+            # types. Each gets a name of its own (the same buffer, through the asm label), and the kernel's name
+            # becomes a reference to it, bound as the kernel runs (each block's own buffer).
+            own = "cudaemu_shared_%d_%s" % (line_of(text, m.start()), name[-1])
+            at = m.end() + [x.start(1) for x in re.finditer(r"([A-Za-z_]\w*)\s*\[", text[m.end():end])][-1]
+            edits.append((at, at + len(name[-1]), own))
+            edits.append((end + 1, end + 1, " auto& %s = %s;" % (name[-1], own)))
     for m in re.finditer(r"\b(__device__|__constant__|__managed__)\b", text):
         if not mask[m.start()]:
             continue

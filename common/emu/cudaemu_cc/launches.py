@@ -1,5 +1,8 @@
-"""Kernel launches. `kernel<<<grid, block, shmem, stream>>>(args)` becomes a call into the emulator,
-`::cudaemu::__launch_site(kernel, "kernel", __FILE__, __LINE__, caller)(grid, block, shmem, stream)(args)`, and
+"""Kernel launches. `kernel<<<grid, block, shmem, stream>>>(args)` (or `kernel<< <grid, block>> >(args)`, spaced as
+older code writes it) becomes a call into the emulator,
+`::cudaemu::__launch_site(kernel, "kernel", __FILE__, __LINE__, caller)(grid, block, shmem, stream)(args)`; a template
+kernel launched by name, its template arguments deduced from the arguments, becomes
+`::cudaemu::__launch_deduced("kernel", __FILE__, __LINE__, caller)(...)(args)`. And
 `cudaLaunchCooperativeKernel((void *)kernel, ...)` keeps the kernel's type. Neither adds nor removes a newline."""
 import re
 
@@ -64,12 +67,34 @@ def kernel_expression_start(text, end, mask):
             return start
 
 
-def rewrite_launches(path, text, errors):
+def template_kernels(text):
+    """The names of the template __global__ functions that text declares (`template <class T> __global__ void
+    scale(T* x)`: scale): a launch by such a name alone leaves the template arguments to be deduced."""
+    mask = code_mask(text)
+    names = set()
+    for m in re.finditer(r"\btemplate\s*<", text):
+        if not mask[m.start()]:
+            continue
+        depth, j = 1, m.end()
+        while j < len(text) and depth:  # the template's parameter list
+            if mask[j]:
+                depth += {"<": 1, ">": -1}.get(text[j], 0)
+            j += 1
+        declaration = re.sub(r"\b__launch_bounds__\s*\([^()]*\)", "", text[j:j + 400])
+        head = re.match(r"[^;{}()]*?\b__global__\b[^;{}()]*?\b([A-Za-z_]\w*)\s*\(", declaration)
+        if head:
+            names.add(head.group(1))
+    return names
+
+
+def rewrite_launches(path, text, errors, deduced=()):
     """Each `<<<...>>>` launch in text rewritten; one `file:line: error: ...` appended to errors for each launch that
-    cannot be read (no kernel before `<<<`, no `>>>` after it), which stays as it was."""
+    cannot be read (no kernel before `<<<`, no `>>>` after it), which stays as it was. `deduced`: the names of
+    template kernels (template_kernels) of the translation unit, whose launches by name alone deduce their template
+    arguments."""
     mask = code_mask(text)
     out, pos = [], 0
-    for m in re.finditer(r"<<<", text):
+    for m in re.finditer(r"<<[ \t]*<", text):
         if m.start() < pos or not mask[m.start()]:
             continue
         start = kernel_expression_start(text, m.start(), mask)
@@ -83,7 +108,7 @@ def rewrite_launches(path, text, errors):
                     depth += 1
                 elif text[j] in ")]}":
                     depth -= 1
-                elif depth == 0 and text.startswith(">>>", j):
+                elif depth == 0 and re.match(r">>[ \t]*>", text[j:j + 64]):
                     break
             j += 1
         if j >= len(text):
@@ -96,10 +121,13 @@ def rewrite_launches(path, text, errors):
         # pointer does not carry. On one line, so that no newline is added; comments in the name left out.
         code = "".join(c for c, in_code in zip(text[start:m.start()], mask[start:m.start()]) if in_code)
         caller = "[&](auto&&... cudaemu_args) { %s(cudaemu_args...); }" % " ".join(code.split())
-        out.append('::cudaemu::__launch_site(%s, "%s", __FILE__, __LINE__, %s)(' % (name, shown_name, caller))
+        if re.sub(r"^::|\s", "", code).split("::")[-1] in deduced:
+            out.append('::cudaemu::__launch_deduced("%s", __FILE__, __LINE__, %s)(' % (shown_name, caller))
+        else:
+            out.append('::cudaemu::__launch_site(%s, "%s", __FILE__, __LINE__, %s)(' % (name, shown_name, caller))
         out.append(text[m.end():j])
         out.append(")")
-        pos = j + 3
+        pos = j + len(re.match(r">>[ \t]*>", text[j:j + 64]).group(0))
     out.append(text[pos:])
     return "".join(out)
 

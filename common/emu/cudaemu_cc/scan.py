@@ -1,5 +1,6 @@
 """Reading C++ source text: which characters are code, where a declaration starts and ends, and one way to apply
 edits. The source rewrites (source.py, launches.py, declarations.py) share these."""
+import re
 
 
 def code_mask(text):
@@ -68,6 +69,23 @@ def statement_start(text, mask, i):
         return None  # inside a #define: left alone
     return j
 
+
+def block_start(text, mask, at):
+    """The `{` of the innermost block around `at` that is not a namespace's or an `extern "C"`'s (a function's body,
+    or a block inside one), or None at namespace scope."""
+    depth, k = 0, at
+    while k > 0:
+        k -= 1
+        if not mask[k]:
+            continue
+        if text[k] == "}":
+            depth += 1
+        elif text[k] == "{":
+            if depth:
+                depth -= 1
+            elif not re.search(r'(?:\bnamespace(?:\s+[\w:]+)?|\bextern\s*"C(?:\+\+)?")\s*$', text[:k]):
+                return k
+    return None
 
 
 def apply_edits(text, edits):

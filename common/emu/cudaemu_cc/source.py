@@ -6,6 +6,7 @@ diagnostics and the emulator's reports name the lines the student wrote.
     alignas, memory          declarations.py: hoist_alignas, rewrite_memory_declarations
     extended lambdas         `[...] __device__ (...)` loses its __device__
     __noinline__             __attribute__((noinline)) (rewrite_noinline)
+    gridDim, blockDim, ...   a variable of the program's own with a built-in variable's name (rename_builtin_variables)
     launches                 launches.py: rewrite_launches, rewrite_cooperative_launches
     __CUDA_ARCH__            compared as an H100's in #if and #elif (rewrite_arch_comparisons)
 """
@@ -14,7 +15,7 @@ import re
 from .declarations import hoist_alignas, rewrite_memory_declarations
 from .errors import SourceError
 from .launches import rewrite_cooperative_launches, rewrite_launches
-from .scan import code_mask, line_of
+from .scan import apply_edits, block_start, code_mask, line_of, statement_start
 
 # (pattern, why): what the emulator cannot run, found in code (not in comments or strings)
 UNSUPPORTED = [
@@ -26,9 +27,10 @@ UNSUPPORTED = [
 ]
 
 
-def rewrite_source(path, text):
+def rewrite_source(path, text, deduced=()):
     """text, the contents of the file shown as path, rewritten for the emulator. Raises SourceError with one
-    `path:line: error: ...` line for each construct it cannot take, all of them at once."""
+    `path:line: error: ...` line for each construct it cannot take, all of them at once. `deduced`: the template
+    kernels of the translation unit (launches.template_kernels), whose launches by name deduce their arguments."""
     mask = code_mask(text)
     errors = []
     for pattern, why in UNSUPPORTED:
@@ -40,10 +42,98 @@ def rewrite_source(path, text):
     text = rewrite_memory_declarations(path, text, mask, errors)
     text = drop_lambda_device(text)
     text = rewrite_noinline(text)
-    text = rewrite_launches(path, text, errors)
+    text = rename_builtin_variables(text)
+    text = rewrite_launches(path, text, errors, deduced)
     if errors:
         raise SourceError(errors)
     return rewrite_arch_comparisons(rewrite_cooperative_launches(text))
+
+
+# The built-in variables are macros here (cuda_runtime.h: `#define gridDim (::cudaemu::grid_dim())`); under nvcc they
+# are variables, which a program's own variable of the same name hides: `dim3 gridDim(n / 64), blockDim(64);` in
+# host code, then `kernel<<<gridDim, blockDim>>>(...)`. Such a variable (or parameter) is renamed, with its uses,
+# from its declaration to the end of the block (or function) it is declared in.
+BUILTIN_VARIABLES = ("threadIdx", "blockIdx", "blockDim", "gridDim")
+NOT_A_TYPE = {"return", "case", "sizeof", "new", "delete", "throw", "else", "do", "goto", "typedef", "using",
+              "decltype", "alignof", "co_return", "co_yield", "co_await"}
+
+
+def rename_builtin_variables(text):
+    mask = code_mask(text)
+    names = "|".join(BUILTIN_VARIABLES)
+    edits = []
+    for m in re.finditer(r"\b(%s)\b" % names, text):
+        if not mask[m.start()] or not declares(text, mask, m.start()):
+            continue
+        end = scope_end(text, mask, m.start())
+        if end is None:
+            continue  # at namespace scope: nvcc refuses that as a redefinition too
+        for use in re.finditer(r"\b%s\b" % m.group(1), text[m.start():end]):
+            at = m.start() + use.start()
+            before = text[:at].rstrip()
+            if mask[at] and not before.endswith((".", "->", "::")):
+                edits.append((at, at + len(m.group(1)), "cudaemu_own_" + m.group(1)))
+    return apply_edits(text, sorted(set(edits)))
+
+
+def declares(text, mask, at):
+    """Whether the name at `at` is declared there: after a type (`dim3 gridDim`, `const dim3& blockDim`), or after a
+    comma of a dim3 declaration (`dim3 gridDim(8), blockDim(64);`), and before what ends a declarator."""
+    if not re.match(r"\w+\s*[(=;,{\[)]", text[at:at + 80]):
+        return False
+    before = text[:at].rstrip()
+    word = re.search(r"\b([A-Za-z_]\w*)$", before)
+    if word:
+        return word.group(1) not in NOT_A_TYPE
+    if re.search(r"\b(?:dim3|uint3)\s*(?:const\s*)?[*&]+$", before):  # `a * gridDim` is a product
+        return True
+    if before.endswith(","):
+        start = statement_start(text, mask, at)
+        if start is None:
+            return False
+        head = "".join(c if code else " " for c, code in zip(text[start:at], mask[start:at]))  # comments out
+        depth = sum({"(": 1, ")": -1, "{": 1, "}": -1}.get(c, 0) for c in head)
+        return depth == 0 and bool(re.match(r"\s*(?:const\s+)?(?:dim3|uint3)\s+\w+", head))
+    return False
+
+
+def scope_end(text, mask, at):
+    """Where the block holding the declaration at `at` ends (its `}`), for a parameter the end of its function's
+    body (or of its declaration); None at namespace scope."""
+    depth, i = 0, at
+    parens = 0
+    start = statement_start(text, mask, at) or 0
+    for k in range(start, at):
+        if mask[k]:
+            parens += {"(": 1, ")": -1}.get(text[k], 0)
+    if parens > 0:  # a parameter: to the end of the function's body, or of the declaration
+        while i < len(text) and parens > 0:
+            if mask[i]:
+                parens += {"(": 1, ")": -1}.get(text[i], 0)
+            i += 1
+        nxt = re.match(r"[^;{]*", text[i:]).end() + i
+        if nxt >= len(text) or text[nxt] == ";":
+            return nxt
+        i = nxt + 1
+        depth = 1
+        while i < len(text) and depth:
+            if mask[i]:
+                depth += {"{": 1, "}": -1}.get(text[i], 0)
+            i += 1
+        return i
+    if block_start(text, mask, at) is None:
+        return None
+    depth, i = 0, at
+    while i < len(text):
+        if mask[i]:
+            if text[i] == "{":
+                depth += 1
+            elif text[i] == "}":
+                depth -= 1
+                if depth < 0:
+                    return i
+        i += 1
+    return len(text)
 
 
 def rewrite_noinline(text):

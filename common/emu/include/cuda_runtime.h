@@ -6,6 +6,10 @@
 // not exist here (the compiler names it) or fails with a static_assert that names it and points to docs/emulator.md.
 #pragma once
 #define CUDAEMU 1
+// The include guards of CUDA's own cuda_runtime.h and driver_types.h (which it includes), which code tests to see
+// whether the runtime API is there: NVIDIA's helper_cuda.h defines checkCudaErrors and findCudaDevice only then.
+#define __CUDA_RUNTIME_H__
+#define __DRIVER_TYPES_H__
 
 #include <math.h>
 #include <stddef.h>
@@ -312,11 +316,10 @@ class KernelLaunch {
     KernelLaunch(void (*kernel)(Params...), LaunchSite site, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream)
         : kernel_(kernel), site_(site), grid_(grid), block_(block), shmem_(shmem), stream_(stream) {}
 
-    template <class... Args>
-    void operator()(Args&&... args) const {
-        static_assert(sizeof...(Args) == sizeof...(Params), "kernel launched with the wrong number of arguments");
-        // Arguments are converted to the parameter types once, as nvcc does; every thread gets its own copy.
-        std::tuple<std::decay_t<Params>...> params(std::forward<Args>(args)...);
+    // Arguments are converted to the parameter types at the call, as in any call (a literal 0 for a pointer
+    // parameter is a null pointer), and so once, as nvcc does; every thread gets its own copy.
+    void operator()(Params... args) const {
+        std::tuple<std::decay_t<Params>...> params(args...);
         struct Closure {
             void (*kernel)(Params...);
             std::tuple<std::decay_t<Params>...>* params;

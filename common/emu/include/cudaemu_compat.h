@@ -295,25 +295,26 @@ struct DefaultArgumentLaunch {
     template <class Tuple, size_t... I>
     static std::tuple<std::tuple_element_t<I, Tuple>...> first(std::index_sequence<I...>);
 
-    template <class... Args>
+    // every argument given: converted at the call, as in any call (a literal 0 for a pointer is a null pointer)
+    void operator()(Params... args) const {
+        KernelLaunch<Params...>(kernel, site, grid, block, shmem, stream)(args...);
+    }
+
+    template <class... Args, std::enable_if_t<(sizeof...(Args) < sizeof...(Params)), int> = 0>
     void operator()(Args&&... args) const {
-        if constexpr (sizeof...(Args) >= sizeof...(Params)) {
-            KernelLaunch<Params...>(kernel, site, grid, block, shmem, stream)(std::forward<Args>(args)...);
-        } else {
-            using Given = decltype(first<std::tuple<std::decay_t<Params>...>>(std::index_sequence_for<Args...>()));
-            Given params(std::forward<Args>(args)...);
-            struct Closure {
-                const Caller* caller;
-                Given* params;
-            } closure{&caller, &params};
-            launch(
-                site, grid, block, shmem, stream,
-                [](void* p) {
-                    auto* c = static_cast<Closure*>(p);
-                    std::apply(*c->caller, *c->params);
-                },
-                &closure);
-        }
+        using Given = decltype(first<std::tuple<std::decay_t<Params>...>>(std::index_sequence_for<Args...>()));
+        Given params(std::forward<Args>(args)...);
+        struct Closure {
+            const Caller* caller;
+            Given* params;
+        } closure{&caller, &params};
+        launch(
+            site, grid, block, shmem, stream,
+            [](void* p) {
+                auto* c = static_cast<Closure*>(p);
+                std::apply(*c->caller, *c->params);
+            },
+            &closure);
     }
 };
 
@@ -330,6 +331,49 @@ struct DefaultArgumentKernelRef {
 template <class Caller, class... Params>
 auto __launch_site(void (*k)(Params...), const char* name, const char* file, int line, Caller caller) {
     return DefaultArgumentKernelRef<Caller, Params...>{kernel(k, name, file, line), caller};
+}
+
+// A template kernel launched by name alone (`scale<<<grid, block>>>(d_x, 2.0f, n)`): no function pointer can be
+// taken before the arguments deduce its template arguments, so each thread calls it through `caller`, with copies
+// of the arguments made once, on the host, as nvcc makes them. The launch has no function to look its attributes
+// up in (cudaFuncSetAttribute on the specialisation does not reach it): the defaults hold.
+template <class Caller>
+struct DeducedLaunch {
+    LaunchSite site;
+    dim3 grid, block;
+    size_t shmem;
+    cudaStream_t stream;
+    Caller caller;
+
+    template <class... Args>
+    void operator()(Args&&... args) const {
+        std::tuple<std::decay_t<Args>...> params(std::forward<Args>(args)...);
+        struct Closure {
+            const Caller* caller;
+            std::tuple<std::decay_t<Args>...>* params;
+        } closure{&caller, &params};
+        launch(
+            site, grid, block, shmem, stream,
+            [](void* p) {
+                auto* c = static_cast<Closure*>(p);
+                std::apply(*c->caller, *c->params);
+            },
+            &closure);
+    }
+};
+
+template <class Caller>
+struct DeducedKernelRef {
+    LaunchSite site;
+    Caller caller;
+    DeducedLaunch<Caller> operator()(dim3 grid, dim3 block, size_t shmem = 0, cudaStream_t stream = 0) const {
+        return {site, grid, block, shmem, stream, caller};
+    }
+};
+
+template <class Caller>
+auto __launch_deduced(const char* name, const char* file, int line, Caller caller) {
+    return DeducedKernelRef<Caller>{LaunchSite{name, file, line}, caller};
 }
 }  // namespace cudaemu
 
