@@ -195,6 +195,10 @@ STARTUP_LINE = [
 ]
 
 
+# A named type (`%struct.Box`, `%"class.ns::Tile"`) is no value: left out before STARTUP_LINE's patterns look for one
+NAMED_TYPE = re.compile(r'%(?:"(?:struct|class|union)\.[^"]*"|(?:struct|class|union)\.[-\w.$]+)')
+
+
 def sets_up_device_variables(fn, functions):
     """The functions constructor fn runs (fn among them; functions: name -> (define line, body lines)) when it only
     binds __device__ and __constant__ variables to their device memory, as emucc writes it: it calls functions that
@@ -214,7 +218,8 @@ def sets_up_device_variables(fn, functions):
                     return False
                 calls_runtime = True
                 continue
-            if depth == 0 and DEFINE_DEVICE_VARIABLE in l or not any(p.match(l) for p in STARTUP_LINE):
+            typeless = NAMED_TYPE.sub("T", l)
+            if depth == 0 and DEFINE_DEVICE_VARIABLE in l or not any(p.match(typeless) for p in STARTUP_LINE):
                 return False
             calls_runtime |= DEFINE_DEVICE_VARIABLE in l
         return calls_runtime

@@ -20,6 +20,8 @@ __global__ void scale_kernel(float* x, int n) {
 }
 """
 VARIABLES = """
+struct Box { float lo, hi; };
+__device__ Box d_box;
 __constant__ int c_dims[3];
 __constant__ float c_scale = 2.0f;
 static __device__ float d_offset[2] = {0.5f, 1.5f};
@@ -58,7 +60,7 @@ def test_a_dynamic_initialiser_does_not_compile(tmp_path):
     source = ("float from_host();\n" + VARIABLES.replace("c_scale = 2.0f", "c_scale = from_host()") + KERNEL
               + LAUNCHER)
     status, messages, _, _ = confined(tmp_path, source)
-    assert status != 0 and "kernel.cu:4:" in messages and "does not have a constant initializer" in messages
+    assert status != 0 and "kernel.cu:6:" in messages and "does not have a constant initializer" in messages
 
 
 @pytest.mark.parametrize("extra, line", [

@@ -107,6 +107,7 @@ TEST_CASE("programs/constant_dims.cu: M, N, K in constant memory and constant-in
     const std::map<std::string, std::string> out = parse_output(r.out);
     const std::vector<std::pair<std::string, std::string>> want = {
         {"initial", "scale 2, offsets 1 2, histogram 10 20 30 40"},  // the initial values, before any kernel
+        {"unset", "0 0 0 0"},                                        // structs without one: zero
         {"square_16", "pass"},
         {"square_16_dims_read_back", "16 16 16"},
         {"rectangular_13x7x5", "pass"},

@@ -66,8 +66,9 @@ def test_nothing_is_appended_without_dynamic_shared_memory():
 # __device__ and __constant__ variables
 # ---------------------------------------------------------------------------------------------------------------
 def test_device_variable_becomes_a_reference_to_device_memory():
-    # its initial value constant-initialised (CUDAEMU_CONSTANT_INIT), as nvcc requires: data, no code before main()
-    assert declared("__device__ float x;\n") == ("static CUDAEMU_CONSTANT_INIT float cudaemu_initial_x;" + reference("x") + "\n", [])
+    # its initial value constant-initialised (CUDAEMU_CONSTANT_INIT), as nvcc requires: data, no code before main();
+    # without an initialiser, `{}`: zero, a constant even for a struct, whose implicit constructor is not constexpr
+    assert declared("__device__ float x;\n") == ("static CUDAEMU_CONSTANT_INIT float cudaemu_initial_x{};" + reference("x") + "\n", [])
 
 
 def test_constant_array_keeps_its_initial_value_and_becomes_const():
@@ -78,8 +79,8 @@ def test_constant_array_keeps_its_initial_value_and_becomes_const():
 def test_every_variable_of_a_list_gets_its_reference():
     text, errors = declared("__device__ int a, b[2] = {1, 2}, *p;\n")
     assert errors == []
-    assert text == ("static CUDAEMU_CONSTANT_INIT int cudaemu_initial_a, cudaemu_initial_b[2] = {1, 2}, *cudaemu_initial_p;"
-                    + reference("a") + reference("b") + reference("p") + "\n")
+    assert text == ("static CUDAEMU_CONSTANT_INIT int cudaemu_initial_a{}, cudaemu_initial_b[2] = {1, 2}, "
+                    "*cudaemu_initial_p{};" + reference("a") + reference("b") + reference("p") + "\n")
 
 
 def test_initialiser_over_several_lines_keeps_them():
@@ -91,17 +92,17 @@ def test_initialiser_over_several_lines_keeps_them():
 
 def test_static_device_variable_stays_static_and_so_does_its_reference():
     assert declared("static __device__ int s;\n") == \
-        ("static CUDAEMU_CONSTANT_INIT int cudaemu_initial_s;" + reference("s", static=True) + "\n", [])
+        ("static CUDAEMU_CONSTANT_INIT int cudaemu_initial_s{};" + reference("s", static=True) + "\n", [])
 
 
 def test_device_constant_variable_is_constant():
     assert declared("__device__ __constant__ float c;\n") == \
-        ("static CUDAEMU_CONSTANT_INIT  float cudaemu_initial_c;" + reference("c", constant=True) + "\n", [])
+        ("static CUDAEMU_CONSTANT_INIT  float cudaemu_initial_c{};" + reference("c", constant=True) + "\n", [])
 
 
 def test_two_dimensional_array():
     assert declared("__device__ float table[2][3];\n") == \
-        ("static CUDAEMU_CONSTANT_INIT float cudaemu_initial_table[2][3];" + reference("table") + "\n", [])
+        ("static CUDAEMU_CONSTANT_INIT float cudaemu_initial_table[2][3]{};" + reference("table") + "\n", [])
 
 
 @pytest.mark.parametrize("text", [

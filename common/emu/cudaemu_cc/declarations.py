@@ -144,10 +144,19 @@ def rewrite_memory_declarations(path, text, mask, errors):
             edits.append((a, a + len(kw.group(1)),
                           "" if kw.start() else "CUDAEMU_CONSTANT_INIT" if static else "static CUDAEMU_CONSTANT_INIT"))
         references = []
-        for name_at in names:
+        for n, name_at in enumerate(names):
             name = re.match(r"\w+", text[name_at:]).group(0)
             init = "cudaemu_initial_" + name
             edits.append((name_at, name_at + len(name), init))
+            # Without an initialiser, `{}`: zero, as a variable of static storage starts, and a constant even for a
+            # struct whose implicit constructor is not constexpr (C++17), which CUDAEMU_CONSTANT_INIT would refuse
+            declarator_end = names[n + 1] if n + 1 < len(names) else end
+            declarator = text[name_at:declarator_end]
+            if not re.search(r"[={]", declarator):
+                close = re.match(r"\w+\s*(?:\[[^\]]*\]\s*)*", declarator).end()
+                while close > 0 and declarator[close - 1] in " \t\r\n":
+                    close -= 1
+                edits.append((name_at + close, name_at + close, "{}"))
             references.append(' %s%sdecltype(%s)& %s = CUDAEMU_DEVICE_VARIABLE(%s, %s, "%s");'
                               % ("static " if static else "", "const " if constant else "", init, name, init,
                                  "true" if constant else "false", name))

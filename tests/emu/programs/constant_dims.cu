@@ -17,6 +17,7 @@ constexpr int kTile = 8;
 __constant__ int c_dims[3];                            // M, N, K
 __constant__ float c_scale = 0.5f * 4;                 // a constexpr expression: 2
 __constant__ Offsets c_offsets = {1, 2};               // a struct
+__constant__ Offsets c_unset[2];                       // structs without an initial value: zero
 __device__ int d_launches = 0;                         // counted by the kernel
 __device__ unsigned d_histogram[4] = {10, 20, 30, 40};  // an array, added to by the kernel
 
@@ -77,6 +78,9 @@ int main() {
     CHECK(cudaMemcpyFromSymbol(histogram, d_histogram, sizeof(histogram)));
     std::printf("initial: scale %g, offsets %d %d, histogram %u %u %u %u\n", scale, offsets.row, offsets.col,
                 histogram[0], histogram[1], histogram[2], histogram[3]);
+    Offsets unset[2] = {{-1, -1}, {-1, -1}};
+    CHECK(cudaMemcpyFromSymbol(unset, c_unset, sizeof(unset)));
+    std::printf("unset: %d %d %d %d\n", unset[0].row, unset[0].col, unset[1].row, unset[1].col);
 
     run_shape("square_16", 16, 16, 16);
     run_shape("rectangular_13x7x5", 13, 7, 5);
