@@ -68,12 +68,14 @@ def test_nothing_is_appended_without_dynamic_shared_memory():
 def test_device_variable_becomes_a_reference_to_device_memory():
     # its initial value constant-initialised (CUDAEMU_CONSTANT_INIT), as nvcc requires: data, no code before main();
     # without an initialiser, `{}`: zero, a constant even for a struct, whose implicit constructor is not constexpr
-    assert declared("__device__ float x;\n") == ("static CUDAEMU_CONSTANT_INIT float cudaemu_initial_x{};" + reference("x") + "\n", [])
+    assert declared("__device__ float x;\n") == \
+        ("static CUDAEMU_CONSTANT_INIT float cudaemu_initial_x{};" + reference("x") + "\n", [])
 
 
 def test_constant_array_keeps_its_initial_value_and_becomes_const():
     assert declared("__constant__ float c[4] = {1, 2, 3, 4};\n") == \
-        ("static CUDAEMU_CONSTANT_INIT float cudaemu_initial_c[4] = {1, 2, 3, 4};" + reference("c", constant=True) + "\n", [])
+        ("static CUDAEMU_CONSTANT_INIT float cudaemu_initial_c[4] = {1, 2, 3, 4};" + reference("c", constant=True)
+         + "\n", [])
 
 
 def test_every_variable_of_a_list_gets_its_reference():
@@ -86,8 +88,8 @@ def test_every_variable_of_a_list_gets_its_reference():
 def test_initialiser_over_several_lines_keeps_them():
     text, errors = declared("__constant__ float w[3] = {\n    1, 2,\n    3};\nint after;\n")
     assert errors == []
-    assert text == ("static CUDAEMU_CONSTANT_INIT float cudaemu_initial_w[3] = {\n    1, 2,\n    3};" + reference("w", constant=True)
-                    + "\nint after;\n")
+    assert text == ("static CUDAEMU_CONSTANT_INIT float cudaemu_initial_w[3] = {\n    1, 2,\n    3};"
+                    + reference("w", constant=True) + "\nint after;\n")
 
 
 def test_static_device_variable_stays_static_and_so_does_its_reference():

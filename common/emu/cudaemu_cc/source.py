@@ -70,7 +70,7 @@ def rename_builtin_variables(text):
             continue  # at namespace scope: nvcc refuses that as a redefinition too
         for use in re.finditer(r"\b%s\b" % m.group(1), text[m.start():end]):
             at = m.start() + use.start()
-            before = text[:at].rstrip()
+            before = text[max(0, at - 256):at].rstrip()  # a window: what precedes a name is near it
             if mask[at] and not before.endswith((".", "->", "::")):
                 edits.append((at, at + len(m.group(1)), "cudaemu_own_" + m.group(1)))
     return apply_edits(text, sorted(set(edits)))
@@ -81,7 +81,7 @@ def declares(text, mask, at):
     comma of a dim3 declaration (`dim3 gridDim(8), blockDim(64);`), and before what ends a declarator."""
     if not re.match(r"\w+\s*[(=;,{\[)]", text[at:at + 80]):
         return False
-    before = text[:at].rstrip()
+    before = text[max(0, at - 256):at].rstrip()
     word = re.search(r"\b([A-Za-z_]\w*)$", before)
     if word:
         return word.group(1) not in NOT_A_TYPE
