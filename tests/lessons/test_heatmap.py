@@ -94,6 +94,47 @@ class HeatmapPictures(unittest.TestCase):
         self.assertNotEqual(proc.returncode, 0)
         self.assertIn("nothing to draw: cudaErrorIllegalAddress", proc.stderr)
 
+    def test_a_racy_kernel_is_drawn_with_its_race_named(self):
+        # no second barrier: a thread loads the next tile over the one its neighbours still read. The kernel runs to
+        # the end, so there is something to draw, and the race is what the picture must not hide
+        kernel = os.path.relpath(catalogue_kernel("lab3/missing_second_barrier"), ROOT)
+        out = os.path.join(ROOT, "build", "heatmap", "lab3-boundary")
+        for name in ("A-reads", "B-reads", "C-writers"):
+            if os.path.exists(os.path.join(out, name + ".svg")):
+                os.remove(os.path.join(out, name + ".svg"))
+        proc = run(["make", "-s", "heatmap", "LAB=3", "KERNEL=" + kernel, "M=%d" % M, "K=%d" % K, "N=%d" % N])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("the results are WRONG", proc.stdout)
+        finding = re.search(r"^  %s:(\d+): found by the emulator: race: race on shared memory" % re.escape(kernel),
+                            proc.stdout, re.M)
+        self.assertTrue(finding, proc.stdout)
+        with open(os.path.join(ROOT, kernel), encoding="utf-8") as f:  # the line named loads or reads a tile
+            self.assertIn("s[", f.read().splitlines()[int(finding.group(1)) - 1])
+        s = calc.Shape(M, K, N, TILE)
+        for name in ("A-reads", "C-writers"):
+            with open(os.path.join(out, name + ".svg"), encoding="utf-8") as f:
+                self.assertIn("%s:%s: found by the emulator: race" % (kernel, finding.group(1)), f.read())
+        # what ran is drawn: each block wrote its own tile of C, and A was read once per block column
+        image = render(os.path.join(out, "C-writers.svg"), os.path.join(self.tmp, "race-C-writers.png"))
+        layout = heatmap.Layout.fitting(M, N)
+        for bx, by in [(0, 0), (calc.grid_x(s) - 1, calc.grid_y(s) - 1)]:
+            self.assertColour(image.pixel(*layout.centre(by * TILE, bx * TILE)),
+                              heatmap.block_colour(by * calc.grid_x(s) + bx, calc.grid_x(s)),
+                              "block (%d, %d)" % (bx, by))
+        image = render(os.path.join(out, "A-reads.svg"), os.path.join(self.tmp, "race-A-reads.png"))
+        self.assertColour(image.pixel(*heatmap.Layout.fitting(M, K).centre(0, 0)),
+                          heatmap.read_colour(calc.value("tiled_reads_per_A_element", s), N), "A[0][0]")
+
+    def test_findings_are_named_file_line_first_and_the_first_few_only(self):
+        race = {"kind": "race", "file": "k.cu", "line": 29, "message": "race on shared memory"}
+        self.assertEqual(heatmap.describe_findings([race]),
+                         ["k.cu:29: found by the emulator: race: race on shared memory"])
+        lines = heatmap.describe_findings([dict(race, line=n) for n in range(1, 6)], most=2)
+        self.assertEqual(lines[1:], ["k.cu:2: found by the emulator: race: race on shared memory", "... and 3 more"])
+        self.assertEqual(heatmap.describe_findings([dict(race, file="", line=0)]),
+                         ["found by the emulator: race: race on shared memory"])
+        self.assertEqual(heatmap.describe_findings([]), [])
+
     def test_blocks_that_wrote_nothing_are_named(self):
         # the grid built as (ceil_div(M,16), ceil_div(N,16)) with col from x: on 40×24·24×20 blocks x = 2 own
         # columns 32..47, all past N = 20, so they store nothing

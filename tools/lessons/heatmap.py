@@ -5,6 +5,8 @@
 - C: which block stored each element (the emulator's writer_block), so the grid and its partial edge blocks show.
   An element nobody wrote is white with a grey cross; one written more than once is outlined in red.
 Thick lines mark the tiles: along K every TILE values (one phase), along M and N every block.
+A kernel the emulator found a bug in (a race, a read of uninitialised memory) still finishes: its maps are drawn,
+with the findings named under them and in the summary, file:line first.
 """
 import math
 import os
@@ -27,6 +29,8 @@ MULTIPLES_SHAPE = (48, 32, 32)
 MARGIN = 12
 TITLE_HEIGHT = 40
 LEGEND_HEIGHT = 44
+NOTE_HEIGHT = 18  # one line of notes under the legend
+MOST_FINDINGS = 3  # findings named, the first few: one of each is what a student needs to see
 
 
 def lerp_colour(a, b, t):
@@ -71,15 +75,19 @@ class Layout:
         return self.y0 + self.rows * self.cell + LEGEND_HEIGHT
 
 
-def svg_document(layout, title, subtitle, body):
-    w, h = layout.width(), layout.height()
+def svg_document(layout, title, subtitle, body, notes=()):
+    """notes: lines under the legend (the emulator's findings), in red."""
+    w, h = layout.width(), layout.height() + NOTE_HEIGHT * len(notes)
+    under = ['<text x="%d" y="%d" font-size="12" fill="%s">%s</text>'
+             % (MARGIN, layout.height() + NOTE_HEIGHT * i + 4, TWICE_WRITTEN, escape(note))
+             for i, note in enumerate(notes)]
     return "\n".join([
         '<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
         'font-family="sans-serif" shape-rendering="crispEdges">' % (w, h, w, h),
         '<rect width="%d" height="%d" fill="#ffffff"/>' % (w, h),
         '<text x="%d" y="%d" font-size="14" font-weight="bold">%s</text>' % (MARGIN, MARGIN + 12, escape(title)),
         '<text x="%d" y="%d" font-size="12">%s</text>' % (MARGIN, MARGIN + 30, escape(subtitle)),
-        *body, "</svg>", ""])
+        *body, *under, "</svg>", ""])
 
 
 def cells(layout, colour_of):
@@ -120,7 +128,7 @@ def read_legend(layout, seen, top):
     return out
 
 
-def read_map(name, reads, rows, cols, row_step, col_step, top, kernel):
+def read_map(name, reads, rows, cols, row_step, col_step, top, kernel, notes=()):
     layout = Layout.fitting(rows, cols)
     lo, hi = min(reads), max(reads)
     title = "%s (%d×%d): how often kernel code loaded each element" % (name, rows, cols)
@@ -128,7 +136,7 @@ def read_map(name, reads, rows, cols, row_step, col_step, top, kernel):
         kernel, "every element %s" % times(lo) if lo == hi else "%d to %d times" % (lo, hi), times(top))
     body = cells(layout, lambda r, c: read_colour(reads[r * cols + c], top)) + \
         tile_lines(layout, row_step, col_step) + read_legend(layout, {lo, hi}, top)
-    return layout, svg_document(layout, title, subtitle, body)
+    return layout, svg_document(layout, title, subtitle, body, notes)
 
 
 def silent_blocks(writer, grid):
@@ -142,7 +150,7 @@ def describe_blocks(blocks, most=8):
     return named + (" and %d more" % (len(blocks) - most) if len(blocks) > most else "")
 
 
-def writer_map(writer, writes, rows, cols, block, grid, kernel, tile):
+def writer_map(writer, writes, rows, cols, block, grid, kernel, tile, notes=()):
     """tile: (rows, cols) of C each block owns, for the lines and the labels."""
     grid_x = grid[0] or 1
     layout = Layout.fitting(rows, cols)
@@ -182,7 +190,7 @@ def writer_map(writer, writes, rows, cols, block, grid, kernel, tile):
     body.append('<rect x="%d" y="%d" width="14" height="14" fill="none" stroke="%s"/>' % (MARGIN + 110, y,
                                                                                           TWICE_WRITTEN))
     body.append('<text x="%d" y="%d" font-size="12">written more than once</text>' % (MARGIN + 128, y + 12))
-    return layout, svg_document(layout, title, subtitle, body)
+    return layout, svg_document(layout, title, subtitle, body, notes)
 
 
 def block_tile(counts, constants=None):
@@ -201,11 +209,12 @@ def draw(counts, kernel_name, out_dir, constants=None):
     M, N, K = counts["M"], counts["N"], counts["K"]
     block, grid = counts["block"], counts["grid"]
     rows, cols, step = block_tile(counts, constants)
+    notes = describe_findings(counts.get("findings", []))
     pictures = {
-        "A-reads.svg": read_map("A", counts["A_reads"], M, K, rows, step, N, kernel_name),
-        "B-reads.svg": read_map("B", counts["B_reads"], K, N, step, cols, M, kernel_name),
+        "A-reads.svg": read_map("A", counts["A_reads"], M, K, rows, step, N, kernel_name, notes),
+        "B-reads.svg": read_map("B", counts["B_reads"], K, N, step, cols, M, kernel_name, notes),
         "C-writers.svg": writer_map(counts["C_writer"], counts["C_writes"], M, N, block, grid, kernel_name,
-                                    (rows, cols)),
+                                    (rows, cols), notes),
     }
     os.makedirs(out_dir, exist_ok=True)
     for file_name, (_, svg) in pictures.items():
@@ -229,6 +238,17 @@ def default_shape(lab, constants=None):
         # lab 4's 64×64: 100×20·20×90, a 2 × 2 grid whose second row and column are partial, K = 2.5 slices
         return c["BM"] + c["BM"] * 9 // 16, 2 * c["BK"] + c["BK"] // 2, c["BN"] + c["BN"] * 13 // 32
     return DEFAULT_SHAPE
+
+
+def describe_findings(findings, most=MOST_FINDINGS):
+    """One line per finding of the emulator, file:line first; the first `most`, then how many more."""
+    lines = []
+    for f in findings[:most]:
+        where = "%s:%d: " % (f["file"], f["line"]) if f["file"] and f["line"] else f["file"] + ": " if f["file"] else ""
+        lines.append("%sfound by the emulator: %s: %s" % (where, f["kind"], f["message"]))
+    if len(findings) > most:
+        lines.append("... and %d more" % (len(findings) - most))
+    return lines
 
 
 def describe_reads(reads):
@@ -255,6 +275,7 @@ def summary(counts, kernel, out_dir, constants=None):
         "  %s" % ("launched blocks that wrote nothing: %s (%d of %d)" % (
             describe_blocks(silent), len(silent), counts["grid"][0] * counts["grid"][1])
                   if silent else "every launched block wrote part of C")]
+    lines += ["  " + line for line in describe_findings(counts.get("findings", []))]
     return "\n".join(lines)
 
 

@@ -6,7 +6,7 @@
 #        LAB=4 BK=4 TM=16                 ... with lab.h's constants changed (BM BN BK TM TN WM WN WMITER ...)
 #   make trace M=4 K=4 N=4 TILE=2 [BLOCK=x,y]   the tiled algorithm phase by phase for one block (default 0,0)
 #   make heatmap LAB=3 [KERNEL=file] [M=.. K=.. N=..]   SVG maps of per-element reads and writers, in build/heatmap/,
-#                                         and which launched blocks wrote nothing
+#                                         which launched blocks wrote nothing, and the emulator's findings (a race)
 #   make coalescing LAB=1 [KERNEL=file] [M=.. K=.. N=..]   which lanes of a warp share a 32-byte sector (global) or
 #                                         meet in a bank (shared), for the first request of each load and store line
 #   make answers [LAB=3]                  check labs/<lab>/answers.txt against the lesson's exercises

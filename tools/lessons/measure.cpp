@@ -8,6 +8,9 @@
 //   measure M N K --totals   only the totals, for large sizes: no check against the CPU reference ("correct" is
 //                            null) and no per-element lists (what make bench and make profile need)
 //
+// "failure" is why the run went wrong ("" when it did not): the CUDA error, then the emulator's first finding; "error"
+// the error alone and "findings" every finding, with its file and line.
+//
 // Built by tools/lessons/emulator.py with common/emu/emucc against any kernel of a lab.
 #include <cstdio>
 #include <cstdlib>
@@ -87,7 +90,8 @@ int main(int argc, char** argv) {
     const dim3 grid = run.kernel_launches ? cudaemu::launches().front().grid : dim3(0, 0, 0);
     const dim3 block = run.kernel_launches ? cudaemu::launches().front().block : dim3(0, 0, 0);
 
-    // a kernel that failed leaves no element counts; what the tools can show then is why it failed
+    // a kernel that failed (an error) leaves no element counts; what the tools can show then is why it failed. A
+    // finding without an error (a race, a read of uninitialised memory) lets the kernel finish: its counts are there
     const cudaError_t error = run.launch_error != cudaSuccess ? run.launch_error : run.sync_error;
     std::string why = error == cudaSuccess ? "" : cudaGetErrorName(error);
     if (!run.findings.empty()) why += ": " + run.findings.front().text();
@@ -99,6 +103,15 @@ int main(int argc, char** argv) {
     else
         w.value(check_result(p, run).ok);
     w.field("launches", run.kernel_launches).field("failure", why);
+    w.field("error", error == cudaSuccess ? "" : cudaGetErrorName(error)).key("findings").begin_array();
+    for (const Finding& f : run.findings)
+        w.begin_object()
+            .field("kind", f.kind)
+            .field("file", f.file)
+            .field("line", f.line)
+            .field("message", f.message)
+            .end_object();
+    w.end_array();
     w.key("grid").begin_array().value(grid.x).value(grid.y).end_array();
     w.field("splits", grid.z);
     w.key("block").begin_array().value(block.x).value(block.y).end_array();
