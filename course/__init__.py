@@ -15,5 +15,6 @@ Modules:
     grading    `make grade`: every lab of a submission, built and tested (in a sandbox for class grading)
     student    `make labN` and `make pitfall`: a student's own run, with the demo and its request table
     confine, sandbox, pitfalls   what a kernel may use; the bubblewrap sandbox; the catalogue's pitfalls
+    cache      build/ stays bounded: after each student run, the least recently used programs past BUILD_LIMIT_MB
     catalogue  the grader's known-wrong and known-right kernels, each a patch to a reference and an .ini
 """

@@ -2,7 +2,7 @@
 import argparse
 import sys
 
-from . import grading, labs, student
+from . import cache, grading, labs, student
 
 
 def cmd_info(args):
@@ -48,7 +48,10 @@ def main(argv):
                    help="what each lab's traffic tests check, a Markdown line each (its lesson's list)")
     args = parser.parse_args(argv)
     commands = {"lab": student.cmd_lab, "pitfall": student.cmd_pitfall, "grade": grading.cmd_grade, "info": cmd_info}
-    return commands[args.command](args)
+    status = commands[args.command](args)
+    if args.command in ("lab", "pitfall"):
+        cache.prune()  # what this run built is the newest: the oldest others go, past BUILD_LIMIT_MB
+    return status
 
 
 if __name__ == "__main__":

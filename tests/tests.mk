@@ -24,6 +24,11 @@ TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # (test-readme), a Slurm cluster (test-slurm) and the external programs (test-external-in-suite).
 TEST_ALL_ONLY = test-grading test-grader test-nvcc test-readme test-slurm test-external-in-suite
 
+# The suites reuse, side by side, programs another built minutes before: build/ is not pruned while they run
+# (course/cache.py prunes a student's past BUILD_LIMIT_MB; tests/course/test_cache.py tests it on a build/ of its own)
+test: export BUILD_LIMIT_MB = 0
+test-%: export BUILD_LIMIT_MB = 0
+
 # Each suite is independent of the others; what several of them use (the emulator's runtime, the catalogue's
 # kernels) is built first, once; the rest each suite builds as it goes, side by side with the others, every
 # shared output written under a temporary name and renamed into place (the handout under a lock: conftest.py).

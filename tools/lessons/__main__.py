@@ -14,6 +14,7 @@ Arguments are NAME=VALUE, as make passes them; a NAME given empty counts as miss
 import os
 import sys
 
+from course import cache  # build/ stays bounded: the lesson tools' programs are pruned with the rest
 from .arguments import Arguments, UsageError
 from .calculator import Shape
 from .lesson_marks import block_shape
@@ -210,10 +211,12 @@ def main(argv):
         print("usage: python3 -m tools.lessons {%s} NAME=VALUE ..." % ",".join(COMMANDS), file=sys.stderr)
         return 2
     try:
-        return COMMANDS[argv[0]](argv[1:])
+        status = COMMANDS[argv[0]](argv[1:])
     except UsageError as e:
         print(e, file=sys.stderr)
         return 2
+    cache.prune()  # the programs built for this command are the newest: the oldest others go, past BUILD_LIMIT_MB
+    return status
 
 
 if __name__ == "__main__":

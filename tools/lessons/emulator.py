@@ -11,7 +11,7 @@ import subprocess
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-from course import labs, toolchain  # the Lab model; the Toolchain compiles and links for the emulator
+from course import cache, labs, toolchain  # the Lab model; the Toolchain compiles and links for the emulator
 
 BuildError = toolchain.BuildError  # what build() raises when the kernel does not compile
 BUILD = os.path.join(ROOT, "build", "lessons")
@@ -70,6 +70,7 @@ def build(lab, kernel, tile=None):
     program = os.path.join(out_dir, "measure")
     if toolchain.newer(program, objects):
         chain.link(objects, program)
+    cache.used(out_dir)  # recently used: build/ is pruned least recently used first (course/cache.py)
     return program
 
 
