@@ -15,7 +15,7 @@ import time
 from . import paths
 
 DEFAULT_LIMIT_MB = 100
-RECENT_S = 120  # a command starts using its entry within this: it builds there first
+RECENT_S = 600  # a command marks its entry used (used()) before each program it runs from there
 BACKENDS = ("emu", "gpu")
 
 

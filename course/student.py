@@ -6,7 +6,7 @@ import json
 import os
 import subprocess
 
-from . import labs, pitfalls
+from . import cache, labs, pitfalls
 from .paths import ROOT
 from .runner import test_env
 from .toolchain import BuildError, Toolchain, choose_backend_saying_why, say
@@ -32,12 +32,14 @@ def cmd_lab(args):
             say(str(e))
             say("course: %s did not build" % kernel)
             return 1
+        cache.used(out_dir)  # in use: another command's pruning (course/cache.py) spares it until this one ends
         title = "on the GPU" if b == "gpu" else "on the CPU emulator"
         say("== %s: tests %s%s" % (lab, title, " (%s)" % why if why and b == backend else ""))
         proc = subprocess.run([bins["tests"]] + (["--test-suite-exclude=correctness"] if len(backends) > 1 and
                                                   b == "emu" else []), env=test_env())
         ok = ok and proc.returncode == 0
         if b == backend and "demo" in bins:
+            cache.used(out_dir)
             say("== %s: demo" % lab)
             demo_args = the_lab.demo_args
             # the emulator's findings are in the tests' report above: the demo only names them
@@ -123,6 +125,7 @@ def cmd_pitfall(args):
     say("== %s: tests on the CPU emulator" % lab)
     failed = subprocess.run([bins["tests"]], env=test_env()).returncode != 0
     if "demo" in bins:
+        cache.used(out_dir)  # in use: another command's pruning (course/cache.py) spares it until this one ends
         say("== %s: demo" % lab)
         subprocess.run([bins["demo"]] + the_lab.demo_args, env=dict(test_env(), CUDAEMU_QUIET="1"))
     if not failed:

@@ -77,6 +77,7 @@ def build(lab, kernel, tile=None):
 def requests(program, M, K, N, workers=None):
     """Per launch and source line, the warp-level requests of `program` (from build) on M×K·K×N, with each line's
     first request lane by lane (measure.cpp --requests). workers: as for measure()."""
+    cache.used(os.path.dirname(program))  # in use until it ends: see build()
     env = dict(os.environ, CUDAEMU_QUIET="1", CUDAEMU_TIMEOUT="60")
     if workers:
         env["CUDAEMU_THREADS"] = str(workers)
@@ -92,6 +93,7 @@ def measure(program, M, K, N, totals_only=False, workers=None):
     for large sizes (make bench and make profile count n = 2048), which also get the emulator's default watchdog.
     workers: the emulator's worker threads, which it reports as the multiprocessor count (a kernel that sizes its
     grid by it, as lab 6's reference does, then makes the same choice on every machine)."""
+    cache.used(os.path.dirname(program))  # in use until it ends: see build()
     env = dict(os.environ, CUDAEMU_QUIET="1")
     if workers:
         env["CUDAEMU_THREADS"] = str(workers)
