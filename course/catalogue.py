@@ -443,6 +443,9 @@ def main(argv):
     if not argv or argv[0] not in ("list", "materialise", "record", "readme"):
         raise SystemExit(usage)
     command, names = argv[0], argv[1:]
+    if not os.path.isdir(FOLDER):  # "list" and "materialise" would find nothing and say nothing of why
+        raise SystemExit("catalogue: this copy has no grader/catalogue/ (the student handout leaves it out): the "
+                         "grader's kernels are in the course repository")
     try:
         if command == "list":
             for e in entries():
