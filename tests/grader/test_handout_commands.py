@@ -1,12 +1,16 @@
-"""Every `make ...` command the lessons show works in the student handout (make test-grading, part of `make test`).
+"""Every command the lessons show (`make ...`, `python3 -m ...`) works in the student handout (make test-grading,
+part of `make test`).
 
 Run on the handout built and unpacked once for the run (conftest.py), one test per command of the lessons. For each
-command: its target exists there (`make -n`), every KERNEL= file and pitfall NAME= is in the handout, and the
-commands that need no GPU and no finished kernel (pitfall, traffic, trace, answers) run to their end: a pitfall
-exits 0 (its tests fail as they must), the others print their report, not a usage error (answers on the blank
-answers files exits non-zero: none is right yet). Placeholders (`..`, `<name>`,
-`path/to/kernel.cu`) are checked as far as they go: the target and the other arguments.
+command: its target exists there (`make -n`), every KERNEL= file and pitfall NAME= is in the handout. Each command
+without a placeholder then runs as written, once, on the handout's skeletons and without a GPU, and must end as
+EXPECTED says: its exit status and its first line (make labN builds the skeleton and its tests fail; a pitfall exits
+0, its tests failing as they must; make answers on the blank answers files exits non-zero; a GPU tool refuses in
+one line). The runs are grouped by lab, a group's one after the other (they share its build folders), two groups
+at a time. Placeholders (`..`, `<name>`, `path/to/kernel.cu`) are checked as far as they go: the target and the
+other arguments.
 """
+import concurrent.futures
 import glob
 import os
 import re
@@ -14,23 +18,45 @@ import subprocess
 
 import pytest
 
+from course import toolchain
 from course.paths import ROOT
 
-INLINE = re.compile(r"`((?:[A-Z_]+=\S+ )*make [^`]+)`")
+START = re.compile(r"(?:[A-Z_]+=\S+ )*(?:make|python3 -m) \S")  # a command, not a word: `make` alone is a mention
 GPU_TARGETS = {"bench", "profile", "sanitize", "sanitize-catalogue", "autotune"}
-RUN_TARGETS = {"pitfall", "traffic", "trace", "answers"}
+LAB = r"lab\d-[a-z-]+"
+# what each command must do in the handout, by its make target (or python3 -m module): the exit status of the tool
+# make runs (make itself exits 2 when it is not 0) and a pattern its first line of output must match
+EXPECTED = {
+    "lab": (1, r"== %s: tests on the CPU emulator" % LAB),  # the skeleton: its tests fail
+    "pitfall": (0, r"== pitfall (\w+) \(%s\): \S" % LAB),
+    "heatmap": (0, r"labs/%s/kernel\.cu on \d+×\d+·\d+×\d+: grid \d+ × \d+ of" % LAB),
+    "coalescing": (1, r"make coalescing: labs/%s/kernel\.cu made no load or store of global memory on .*: is its "
+                      r"kernel written yet\?" % LAB),
+    "answers": (1, r"docs/%s\.md, answers from labs/%s/answers\.txt" % (LAB, LAB)),
+    "traffic": (0, r"C = A·B, \d+×\d+·\d+×\d+ \(M=\d+, K=\d+, N=\d+\)"),
+    "trace": (0, r"Tiled C = A·B, \d+×\d+·\d+×\d+ with TILE=\d+, traced for block"),
+    "tf32": (0, r"\d+ random dot products of length K = \d+"),
+    "grade": (0, r"backend: CPU emulator \("),  # it scores the skeletons 0 and says so, and exits 0
+    "course.catalogue": (1, r"catalogue: this copy has no grader/catalogue/ \(the student handout leaves it out\)"),
+}
+GPU_REFUSAL = (1, r"make (\S+) needs a GPU: ")
+
+
+def commands_in(text):
+    """The commands of a lesson, in order, each once: its code blocks' lines that start one (a trailing `# comment`
+    dropped) and its inline code spans that are one (spaces and line breaks made single spaces)."""
+    blocks = re.findall(r"(?ms)^```[^\n]*\n(.*?)^```", text)
+    lines = [re.sub(r"\s+#.*$", "", l.strip()) for b in blocks for l in b.splitlines()]
+    spans = [" ".join(m.split()) for m in re.findall(r"`([^`]+)`", re.sub(r"(?ms)^```.*?^```", "", text))]
+    return list(dict.fromkeys(c for c in lines + spans if START.match(c)))
 
 
 def lesson_commands(course):
-    """[(lesson file, command)] for every `make ...` in the lessons' inline code and code blocks."""
+    """[(lesson file, command)] for every command in the lessons' inline code and code blocks."""
     found = []
     for path in sorted(glob.glob(os.path.join(course, "docs", "lab*-*.md"))):
         with open(path, encoding="utf-8") as f:
-            text = f.read()
-        blocks = re.findall(r"(?ms)^```[^\n]*\n(.*?)^```", text)
-        lines = [l.strip() for b in blocks for l in b.splitlines() if re.match(r"(?:[A-Z_]+=\S+ )*make ", l.strip())]
-        spans = [" ".join(m.split()) for m in INLINE.findall(re.sub(r"(?ms)^```.*?^```", "", text))]
-        found += [(os.path.relpath(path, course), c) for c in dict.fromkeys(lines + spans)]
+            found += [(os.path.relpath(path, course), c) for c in commands_in(f.read())]
     return found
 
 
@@ -38,14 +64,50 @@ def placeholder(value):
     return ".." in value or "<" in value or value.startswith("path/to/")
 
 
-def check_command(course, command, env):
-    """None when `command` works in the handout, else why not."""
+def parse(command):
+    """(environment assignments, target or module, {NAME: value}, the other words) of a command."""
     words = command.split()
-    words = words[words.index("make") + 1:]
-    if not words or "=" in words[0] or words[0] == "...":
-        return "no target"
-    target = words[0]
+    env = {}
+    while words and re.match(r"[A-Z_]+=", words[0]):
+        env.update([words.pop(0).split("=", 1)])
+    if words[:2] == ["python3", "-m"]:
+        return env, words[2], {}, words[3:]
+    words = words[1:]  # make
+    target = words[0] if words and "=" not in words[0] and words[0] != "..." else None
     args = dict(w.split("=", 1) for w in words[1:] if "=" in w)
+    return env, target, args, [w for w in words[1:] if "=" not in w]
+
+
+def runnable(command):
+    """Whether the command runs as written: no placeholder, and not a GPU tool on a machine with a GPU (minutes)."""
+    env, target, args, rest = parse(command)
+    if target is None or "..." in rest or any(placeholder(v) for v in args.values()):
+        return False
+    return target not in GPU_TARGETS or not toolchain.gpu_status()[0]
+
+
+def expected(command):
+    """(exit status of the tool, pattern of the first line) that `command` must end with in the handout."""
+    _, target, _, _ = parse(command)
+    if target in GPU_TARGETS:
+        return GPU_REFUSAL
+    return EXPECTED["lab" if re.fullmatch(r"lab\d+", target) else target]
+
+
+def group_of(command):
+    """Commands that build in the same folders (one lab's) run one after the other; the rest each on its own."""
+    _, target, args, _ = parse(command)
+    lab = re.fullmatch(r"lab(\d+)", target)
+    return "lab" + (lab.group(1) if lab else args.get("LAB", "")) if lab or args.get("LAB") else command
+
+
+def check_command(course, command, env):
+    """None when `command`'s target and arguments are all in the handout, else why not."""
+    _, target, args, _ = parse(command)
+    if target is None:
+        return "no target"
+    if target == "course.catalogue":
+        return None  # a module, not a make target: it runs
     dry = subprocess.run(["make", "-n", target] + ["%s=%s" % kv for kv in args.items() if not placeholder(kv[1])],
                          cwd=course, capture_output=True, text=True, env=env)
     if dry.returncode != 0:
@@ -64,33 +126,91 @@ def check_command(course, command, env):
             return "the handout has no pitfalls for lab %s" % lab
         if not placeholder(args["NAME"]) and not os.path.isfile(os.path.join(labs[0], args["NAME"] + ".o")):
             return "the handout has no pitfall %s in %s" % (args["NAME"], os.path.basename(labs[0]))
-    if target not in RUN_TARGETS or any(placeholder(v) for v in args.values()) or "..." in words:
-        return None
-    proc = subprocess.run(["make", target] + ["%s=%s" % kv for kv in args.items()], cwd=course, capture_output=True,
-                          text=True, env=dict(env, BACKEND="emu"), timeout=600)
-    out = (proc.stdout + proc.stderr).strip()
-    if target == "pitfall" and proc.returncode != 0:
-        return "exit %d: %s" % (proc.returncode, out[-800:])
-    if "usage: make" in out or not proc.stdout.strip():  # answers on a blank file fails, but it ran
-        return "exit %d: %s" % (proc.returncode, out[-800:])
     return None
+
+
+def run_in(course, command, env):
+    env = dict(env, BACKEND="emu")
+    env.pop("MAKEFLAGS", None)
+    env.pop("MAKELEVEL", None)
+    return subprocess.run(["bash", "-c", command], cwd=course, capture_output=True, text=True, env=env,
+                          stdin=subprocess.DEVNULL, timeout=600)
+
+
+def tool_status(proc):
+    """The exit status of the tool make ran (make says `Error N` and exits 2), or the command's own."""
+    failed = re.search(r"^make: \*\*\* \[[^\]]*\] Error (\d+)$", proc.stderr, re.M)
+    return int(failed.group(1)) if proc.returncode == 2 and failed else proc.returncode
 
 
 # the tests' names: the repository's lessons, which the handout's must be
 COMMANDS = lesson_commands(ROOT)
 
 
-def test_the_lessons_make_commands_are_found(handout):
+@pytest.fixture(scope="module")
+def lesson_runs(handout, handout_env):
+    """{command: CompletedProcess} of every runnable command of the lessons, each run once in the handout: a lab's
+    one after the other, two labs at a time (CI has two cores)."""
+    groups = {}
+    for command in dict.fromkeys(c for _, c in COMMANDS if runnable(c)):
+        groups.setdefault(group_of(command), []).append(command)
+
+    def run_group(commands):
+        return {c: run_in(handout, c, handout_env) for c in commands}
+
+    ran = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        for result in pool.map(run_group, groups.values()):
+            ran.update(result)
+    return ran
+
+
+def test_the_lessons_commands_are_found(handout):
     commands = lesson_commands(handout)
-    assert len(commands) >= 20 and any(c.startswith("make pitfall") for _, c in commands) and commands == COMMANDS, \
-        "handout: the lessons' make commands are found (%d), the repository's lessons' (%d)\n%s" % (
+    kinds = {c.split()[0] + " " + c.split()[1] for _, c in commands}
+    assert len(commands) >= 20 and commands == COMMANDS and {"make pitfall", "python3 -m"} <= kinds, \
+        "handout: the lessons' commands are found (%d), the repository's lessons' (%d)\n%s" % (
             len(commands), len(COMMANDS), commands)
 
 
 @pytest.mark.parametrize("lesson, command", COMMANDS, ids=["%s: %s" % lc for lc in COMMANDS])
-def test_the_lessons_command_works_in_the_handout(handout, handout_env, lesson, command):
+def test_the_lessons_command_works_in_the_handout(handout, handout_env, lesson_runs, lesson, command):
     why = check_command(handout, command, handout_env)
     assert why is None, "handout: `%s` (%s) works\n%s" % (command, lesson, why)
+    if not runnable(command):
+        return
+    proc = lesson_runs[command]
+    status, first = expected(command)
+    lines = [l for l in (proc.stdout + proc.stderr).splitlines() if l.strip()]
+    line = lines[0] if lines else ""
+    match = re.match(first, line)
+    assert tool_status(proc) == status and match, \
+        "handout: `%s` (%s) exits %d, its first line matching %r\ngot exit %d (make's %d), first line %r\n%s" % (
+            command, lesson, status, first, tool_status(proc), proc.returncode, line,
+            (proc.stdout[-2000:] + proc.stderr[-2000:]))
+    _, target, args, _ = parse(command)
+    if target == "pitfall":  # and it is the pitfall asked for
+        assert match.group(1) == args["NAME"], "handout: `%s` runs %s" % (command, match.group(1))
+    if target in GPU_TARGETS:
+        assert match.group(1) == target and len([l for l in lines if not l.startswith("make: ***")]) == 1, \
+            "handout: `%s` without a GPU refuses in one line\n%s" % (command, "\n".join(lines))
+
+
+def test_expected_outcomes_are_told_apart():
+    """The table can fail a command: each target's pattern rejects another's first line, and exits are read through
+    make's `Error N`."""
+    assert expected("make lab3") == EXPECTED["lab"] and expected("CUDAEMU_THREADS=1 make lab6") == EXPECTED["lab"]
+    assert expected("make profile LAB=6 SIZE=4096") == GPU_REFUSAL
+    assert not re.match(EXPECTED["pitfall"][1], "== lab3-boundary: tests on the CPU emulator")
+    assert not re.match(EXPECTED["lab"][1], "make lab3: usage")
+    assert re.match(EXPECTED["pitfall"][1], "== pitfall row_from_x (lab1-naive): the row comes from x").group(1) == \
+        "row_from_x"
+    made = subprocess.CompletedProcess([], 2, "", "x\nmake: *** [Makefile:23: lab1] Error 1\n")
+    assert tool_status(made) == 1 and tool_status(subprocess.CompletedProcess([], 0, "", "")) == 0
+    assert group_of("make lab3") == group_of("make pitfall LAB=3 NAME=x") == group_of("make heatmap LAB=3") == "lab3"
+    assert group_of("make tf32 K=32") != group_of("make tf32 K=1024")
+    assert not runnable("make traffic M=.. K=.. N=.. TILE=..") and not runnable("make lab1 KERNEL=path/to/kernel.cu")
+    assert runnable("make trace M=4 K=4 N=4 TILE=2") and runnable("python3 -m course.catalogue materialise")
 
 
 @pytest.mark.parametrize("args, words", [
