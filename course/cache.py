@@ -4,7 +4,8 @@ Each `make labN`, `make pitfall` and lesson tool (make heatmap, make coalescing.
 its own, an entry: build/<backend>/<lab>/student, build/<backend>/<lab>/pitfall-NAME, build/lessons/<lab>/<kernel>.
 A pitfall's entry alone holds a test program and a demo, each statically linked with the emulator, and a lab has
 many pitfalls. Every entry is rebuilt when it is missing, so after each command the oldest go while build/ is
-over the bound: BUILD_LIMIT_MB (default 100; 0 keeps everything). Never pruned: the newest entry of each lab (its
+over the bound: BUILD_LIMIT_MB (default 100 in the student handout, none in the course repository, whose build/
+holds the test suites' programs for the next `make test`; 0 keeps everything). Never pruned: the newest entry of each lab (its
 latest result), an entry used in the last RECENT_S seconds (a command running beside this one may need it), and what
 is not an entry (the shared objects, the emulator's runtime, the maps make heatmap drew).
 """
@@ -20,8 +21,10 @@ BACKENDS = ("emu", "gpu")
 
 
 def limit_bytes():
-    """BUILD_LIMIT_MB from the environment (make passes its variables there), in bytes; 0: no bound."""
-    text = os.environ.get("BUILD_LIMIT_MB", "").strip() or str(DEFAULT_LIMIT_MB)
+    """BUILD_LIMIT_MB from the environment (make passes its variables there), in bytes; 0: no bound. Unset: the
+    default in the handout, no bound in the course repository (the one with tests/)."""
+    handout = not os.path.isdir(os.path.join(paths.ROOT, "tests"))
+    text = os.environ.get("BUILD_LIMIT_MB", "").strip() or str(DEFAULT_LIMIT_MB if handout else 0)
     try:
         mb = float(text)
     except ValueError:

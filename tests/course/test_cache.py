@@ -78,9 +78,12 @@ def test_under_the_bound_or_without_one_nothing_goes(build):
     assert all(os.path.isdir(p) for p in e.values())
 
 
-def test_the_bound_comes_from_build_limit_mb(monkeypatch):
+def test_the_bound_comes_from_build_limit_mb(monkeypatch, tmp_path):
     monkeypatch.delenv("BUILD_LIMIT_MB", raising=False)
+    assert cache.limit_bytes() == 0  # the course repository: its build/ holds the test suites' programs
+    monkeypatch.setattr(paths, "ROOT", str(tmp_path))  # a handout: no tests/
     assert cache.limit_bytes() == cache.DEFAULT_LIMIT_MB * 1024 * 1024
+    monkeypatch.undo()
     monkeypatch.setenv("BUILD_LIMIT_MB", "2.5")
     assert cache.limit_bytes() == int(2.5 * 1024 * 1024)
     monkeypatch.setenv("BUILD_LIMIT_MB", "0")
