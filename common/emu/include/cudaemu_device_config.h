@@ -60,14 +60,6 @@ cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig config);
 cudaError_t cudaDeviceGetSharedMemConfig(cudaSharedMemConfig* config);
 cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value);
 cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit);
-// CUDA 3's names of the device-wide calls: deprecated since CUDA 4, still in CUDA 13's runtime, and called by older
-// programs (Rodinia's cudaThreadSynchronize())
-inline cudaError_t cudaThreadSynchronize(void) { return cudaDeviceSynchronize(); }
-inline cudaError_t cudaThreadExit(void) { return cudaDeviceReset(); }
-inline cudaError_t cudaThreadSetCacheConfig(cudaFuncCache config) { return cudaDeviceSetCacheConfig(config); }
-inline cudaError_t cudaThreadGetCacheConfig(cudaFuncCache* config) { return cudaDeviceGetCacheConfig(config); }
-inline cudaError_t cudaThreadSetLimit(cudaLimit limit, size_t value) { return cudaDeviceSetLimit(limit, value); }
-inline cudaError_t cudaThreadGetLimit(size_t* value, cudaLimit limit) { return cudaDeviceGetLimit(value, limit); }
 cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr);
 cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest);
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned int flags, int priority);

@@ -1,5 +1,5 @@
 // Forms of valid CUDA that Rodinia's programs use (the suite of Che et al., 2009), each in a small kernel: two
-// kernels whose `extern __shared__` arrays share a name but not a type, a template kernel launched with its template
+// kernels that declare the same `extern __shared__` array, a template kernel launched with its template
 // arguments deduced, a launch written `<< < ... >> >`, host variables named gridDim and blockDim, a literal 0 for a
 // pointer argument, and the include guards of CUDA's driver_types.h and cuda_runtime.h, which NVIDIA's helper_cuda.h
 // tests before it defines checkCudaErrors and findCudaDevice.
@@ -8,10 +8,11 @@
 
 #include "program.h"
 
-// Each kernel reverses its block's slice through dynamic shared memory, one of floats and one of ints, both named
-// `buffer` (each declaration is the same block's one buffer).
+// Each kernel reverses its block's slice through dynamic shared memory, one of floats and one of ints, both through
+// the bytes of `buffer` (each declaration is the same block's one buffer).
 __global__ void reverse_floats_kernel(float* data) {
-    extern __shared__ float buffer[];
+    extern __shared__ unsigned char buffer_bytes[];
+    float* buffer = reinterpret_cast<float*>(buffer_bytes);
     const int t = threadIdx.x;
     buffer[t] = data[blockIdx.x * blockDim.x + t];
     __syncthreads();
@@ -19,7 +20,8 @@ __global__ void reverse_floats_kernel(float* data) {
 }
 
 __global__ void reverse_ints_kernel(int* data) {
-    extern __shared__ int buffer[];
+    extern __shared__ unsigned char buffer_bytes[];
+    int* buffer = reinterpret_cast<int*>(buffer_bytes);
     const int t = threadIdx.x;
     buffer[t] = data[blockIdx.x * blockDim.x + t];
     __syncthreads();
@@ -112,8 +114,6 @@ int main() {
     CHECK(cudaMemcpy(got_ints.data(), d_scaled_ints, n * sizeof(int), cudaMemcpyDeviceToHost));
     for (int i = 0; i < n; ++i) want_ints[i] += 1 + want_ints[i] / 2;
     print_compare("biased_ints", got_ints, want_ints);
-    // CUDA 3's name of cudaDeviceSynchronize, deprecated but still there
-    print_error("thread_synchronize", cudaThreadSynchronize());
 
     CHECK(cudaFree(d_floats));
     CHECK(cudaFree(d_ints));
