@@ -384,7 +384,9 @@ void finish_report(LaunchReport& r, const std::vector<Worker*>& workers) {
             // the second location in the file of the first is only its line
             std::string text = worded_races(group, count, cross_warp_races.count(d.barrier_pc) > 0);
             for (const RawDiag* g : group) {
-                const uintptr_t site = fragment_sites.count(g->pc1) ? g->pc1 : fragment_sites.count(g->pc2) ? g->pc2 : 0;
+                const uintptr_t site = fragment_sites.count(g->pc1)   ? g->pc1
+                                       : fragment_sites.count(g->pc2) ? g->pc2
+                                                                      : 0;
                 if (site) {
                     text = fragment_first(text, fragment_sites[site], site);
                     break;

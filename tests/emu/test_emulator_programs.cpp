@@ -176,8 +176,9 @@ TEST_CASE("error programs: the right error names after the launch, and the diagn
     CHECK(!contains(index.err, "__syncthreads"));
     // a race at a fragment load of shared memory asks about the fragment's pointer, ldm and layout first
     const Run fragment = run({program("error_wmma_race_no_barrier")});
-    CHECK(contains(fragment.err, "reads its rows (or columns) ldm elements apart from its pointer: are those where "
-                                 "and how the tile was stored? If they are, "));
+    CHECK(contains(fragment.err,
+                   "reads its rows (or columns) ldm elements apart from its pointer: are those where "
+                   "and how the tile was stored? If they are, "));
 }
 
 // ===============================================================================================================
