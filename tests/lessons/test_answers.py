@@ -1,5 +1,5 @@
-"""`make answers`: right answers pass, wrong ones get a hint and then the answer explained, blanks are not answered;
-units, multiple choice and keyword answers."""
+"""`make answers`: right answers pass, wrong ones get a hint and then the answer explained (a question: the lesson's
+section), blanks are not answered; units, multiple choice, and the first answer kept as the prediction."""
 import os
 import tempfile
 import unittest
@@ -9,9 +9,16 @@ from support import ROOT, assert_usage_error, lesson
 from tools.lessons import answers
 from tools.lessons import calculator as calc
 from tools.lessons import emulator
-from tools.lessons.lesson_marks import Question, lesson_of_lab, read_marks, read_questions
+from tools.lessons.lesson_marks import lesson_files, lesson_of_lab, read_marks, read_questions
 
 LAB = "lab3-boundary"
+
+
+def right_letter(question):
+    """The one option whose hash the mark holds (the lessons never write the letter down)."""
+    right = [letter for letter in question.options() if question.is_right(letter)]
+    assert len(right) == 1, (question.id, right)
+    return right[0]
 
 
 def shipped(lab):
@@ -44,8 +51,7 @@ class AnswerChecker(unittest.TestCase):
     def right_answers(self):
         right = {e.id: calc.format_number(calc.value(e.quantity, e.shape), calc.QUANTITIES[e.quantity].decimals)
                  for e in self.exercises}
-        for q in self.questions:
-            right[q.id] = q.answer["choice"] if "choice" in q.answer else " ".join(g[0] for g in q.answer["keywords"])
+        right.update({q.id: right_letter(q) for q in self.questions})
         return right
 
     def line_of(self, proc, item):
@@ -113,32 +119,72 @@ class AnswerChecker(unittest.TestCase):
                             read.id)
         self.assertIn("the question asks for bytes, not floats", line)
 
-    def test_multiple_choice_takes_one_letter_with_hint_then_answer(self):
-        q = next(q for q in self.questions if "choice" in q.answer)
-        right, wrong = q.answer["choice"], next(c for c in "ABC" if c != q.answer["choice"])
+    def test_multiple_choice_takes_one_letter_with_hint_then_the_lessons_section(self):
+        q = self.questions[0]
+        right = right_letter(q)
+        wrong, other = [c for c in q.options() if c != right][:2]
         for written, ok in [(right, True), (right.lower(), True), ("(%s)" % right, True), (wrong, False)]:
             with self.subTest(written=written):
                 line = self.line_of(lesson("answers", "LAB=3", "ANSWERS=" + self.answers_file({q.id: written})), q.id)
                 self.assertEqual(" right: " in line, ok, line)
-        line = self.line_of(lesson("answers", "LAB=3", "ANSWERS=" + self.answers_file({q.id: "B and C"})), q.id)
-        self.assertIn("is not one letter", line)
+        line = self.line_of(lesson("answers", "LAB=3", "ANSWERS=" + self.answers_file({q.id: right})), q.id)
+        self.assertIn("right: %s. %s" % (right, q.why(right)), line)
+        for written in ("B and C", "Z"):
+            line = self.line_of(lesson("answers", "LAB=3", "ANSWERS=" + self.answers_file({q.id: written})), q.id)
+            self.assertIn("is not one of the options: write the letter of one, " + ", ".join(q.options()), line)
         path = self.answers_file({q.id: wrong})
         first = self.line_of(lesson("answers", "LAB=3", "ANSWERS=" + path), q.id)
-        self.assertIn("Hint: " + q.answer["hint"], first)
-        self.assertNotIn(q.answer["why"], first)
-        other = next(c for c in "ABC" if c not in (right, wrong))
+        self.assertIn("Hint: " + q.mark["hint"], first)
+        self.assertNotIn(q.section, first)
         second = self.line_of(lesson("answers", "LAB=3", "ANSWERS=" + self.answers_file(
             {q.id: other}, os.path.basename(path))), q.id)
-        self.assertIn("the answer is %s. %s" % (right, q.answer["why"]), second)
+        revealed = self.line_of(lesson("answers", "LAB=3", "REVEAL=1", "ANSWERS=" + self.answers_file({q.id: wrong})),
+                                q.id)
+        for line in (second, revealed):
+            self.assertIn("The lesson explains it: reread %s, then try again" % q.section, line)
+        for line in (first, second, revealed):
+            self.assertNotIn(q.why(right), line)
+            self.assertNotIn("answer is", line)
 
-    def test_keyword_answers(self):
-        q = Question("9.1", {"keywords": [["race"], ["barrier", "__syncthreads"]], "hint": "h", "why": "w"}, "?")
-        for written, ok in [("a race: a barrier is missing", True), ("Races; add __syncthreads()", True),
-                            ("RACE, BARRIER", True), ("a race", False), ("trace the barrier", False), ("", False)]:
-            with self.subTest(written=written):
-                self.assertEqual(answers.mark_question(q, written)[0], ok)
-        self.assertIn("the answer names race and barrier / __syncthreads", answers.mark_question(q, "x", None,
-                                                                                                 True)[1])
+    def test_every_question_is_right_with_its_letter_only(self):
+        for path in lesson_files():
+            for q in read_questions(path):
+                right = right_letter(q)
+                with self.subTest(question=q.id):
+                    self.assertGreaterEqual(len(q.options()), 3)
+                    self.assertTrue(answers.mark_question(q, right)[0])
+                    for letter in q.options():
+                        if letter != right:
+                            ok, line = answers.mark_question(q, letter)
+                            self.assertFalse(ok, line)
+                            self.assertNotIn(q.why(right), line)
+                    # several letters, a sentence naming the letter, a letter outside the options: never right
+                    outside = next(c for c in "ABCDEFGH" if c not in q.options())
+                    for written in ("".join(q.options()), "%s or %s" % (right, outside), "not %s" % right, outside):
+                        self.assertFalse(answers.mark_question(q, written)[0], written)
+
+    def test_the_negated_answer_a_keyword_checker_took_for_7_19_is_refused(self):
+        q = next(q for q in read_questions(lesson_of_lab("lab7")) if q.id == "7.19")
+        ok, line = answers.mark_question(q, "no bank conflicts, and it stays not aligned")
+        self.assertFalse(ok)
+        self.assertIn("is not one of the options", line)
+
+    def test_the_first_answer_to_an_exercise_is_kept_as_the_prediction(self):
+        e = next(e for e in self.exercises if e.quantity == "tiled_read_bytes")
+        right = calc.value(e.quantity, e.shape)
+        path = self.answers_file({e.id: str(right - 4)})
+        first = self.line_of(lesson("answers", "LAB=3", "ANSWERS=" + path), e.id)
+        self.assertNotIn("prediction", first)
+        again = os.path.basename(path)
+        proc = lesson("answers", "LAB=3", "ANSWERS=" + self.answers_file({e.id: str(right + 4)}, again))
+        self.assertIn("the answer is %s; your prediction was %d." % (calc.format_number(right), right - 4),
+                      self.line_of(proc, e.id))
+        proc = lesson("answers", "LAB=3", "ANSWERS=" + self.answers_file({e.id: str(right)}, again))
+        self.assertIn("right: %d; your prediction was %d" % (right, right - 4), self.line_of(proc, e.id))
+        fresh = self.answers_file({e.id: str(right)})
+        for attempt in range(2):  # a prediction that was right is not reported
+            line = self.line_of(lesson("answers", "LAB=3", "ANSWERS=" + fresh), e.id)
+            self.assertEqual(line.strip(), "%s  right: %d" % (e.id, right))
 
     def test_ratios_are_judged_to_two_decimals_and_words_are_not_numbers(self):
         ratio = next(e for e in self.exercises if e.quantity == "tiled_intensity")
@@ -156,8 +202,7 @@ class AnswerChecker(unittest.TestCase):
             right = {e.id: calc.format_number(calc.value(e.quantity, e.shape),
                                               calc.quantities(e.shape)[e.quantity].decimals) for e in exercises}
             questions = read_questions(lesson_of_lab("lab" + lab))
-            right.update({q.id: q.answer.get("choice") or " ".join(g[0] for g in q.answer["keywords"])
-                          for q in questions})
+            right.update({q.id: right_letter(q) for q in questions})
             items = len(exercises) + len(questions)
             with self.subTest(lab=lab):
                 self.assertGreaterEqual(len(exercises), 4)

@@ -4,8 +4,10 @@ labs/<lab>/img is what `make heatmap` draws today.
 
 Lessons added later (docs/labN-topic.md) are covered as soon as they carry marks; see tools/lessons/lesson_marks.py.
 """
+import base64
 import filecmp
 import glob
+import json
 import os
 import re
 import unittest
@@ -15,10 +17,11 @@ from support import ROOT, run
 from tools.lessons import answers
 from tools.lessons import emulator
 from tools.lessons import h100
-from tools.lessons.lesson_marks import (MarkError, encode_question, lesson_files, lesson_number, lesson_of_lab, read_marks,
-                          read_questions, wrong_numbers)
+from tools.lessons.lesson_marks import (MarkError, decode_question, encode_question, lesson_files, lesson_number,
+                                        lesson_of_lab, read_marks, read_questions, wrong_numbers)
 
 FIGURE = re.compile(r"!\[[^\]]*\]\((img/[^)]+\.svg)\)")
+PAYLOAD = re.compile(r"<!-- question \d+\.\d+: ([A-Za-z0-9+/=]+) -->")
 
 
 class MarkedNumbers(unittest.TestCase):
@@ -202,16 +205,42 @@ class Exercises(unittest.TestCase):
 
     def test_malformed_questions_are_errors(self):
         where = os.path.join(ROOT, "docs", "lab9-example.md")
-        good = encode_question({"choice": "B", "hint": "h", "why": "w"})
-        self.assertEqual(len(read_questions(where, "1. <!-- question 9.1: %s --> Which? (A) x (B) y" % good)), 1)
-        for text in ["1. <!-- question 9.1: not-base64! --> Which? (A) x (B) y",
-                     "1. <!-- question 9.1: %s --> Which? (A) x (C) y" % good,  # B is not an option
-                     "1. <!-- question 9.1: %s --> Which?" % encode_question({"choice": "B", "why": "w"}),
-                     "1. <!-- question 9.1: %s --> Why?" % encode_question({"keywords": [], "hint": "h", "why": "w"}),
-                     "1. <!-- question 9.1: %s --> Why?" % encode_question({"keywords": [["a"]], "choice": "A",
-                                                                             "hint": "h", "why": "w"})]:
-            with self.subTest(text=text), self.assertRaises(MarkError):
+        answer = {"choice": "B", "hint": "h", "section": "Barriers", "why": "w"}
+        good = encode_question("9.1", answer)
+        lesson = "## Barriers\n\n1. <!-- question 9.1: %s --> Which? (A) x (B) y (C) z"
+        self.assertEqual(len(read_questions(where, lesson % good)), 1)
+        for payload, question in [("not-base64!", None),
+                                  (good, "Which? (A) x (C) y (D) z"),  # B is not an option
+                                  (good, "Which? (A) x (B) y"),  # two options: a coin toss
+                                  (encode_question("9.2", answer), None),  # another question's hash
+                                  (encode_question("9.1", dict(answer, section="Tiles")), None),  # no such heading
+                                  (encode_question("9.1", dict(answer, hint="")), None),
+                                  (base64.b64encode(json.dumps(dict(answer, hash="0")).encode()).decode(), None),
+                                  # the old form, with the letter in plain sight
+                                  (base64.b64encode(json.dumps(answer).encode()).decode(), None)]:
+            text = (lesson if question is None else lesson.replace("Which? (A) x (B) y (C) z", question)) % payload
+            with self.subTest(payload=payload, question=question), self.assertRaises(MarkError):
                 read_questions(where, text)
+
+    def test_no_mark_holds_a_plain_answer(self):
+        """A question's mark holds a hash of its letter, a hint, a heading and the sealed reason: neither the letter
+        nor the reason (which gives the answer away) can be read from the lesson without the right letter."""
+        for path in lesson_files():
+            text = emulator.read_text(path)
+            decoded = "\n".join(json.dumps(decode_question(p), ensure_ascii=False) for p in PAYLOAD.findall(text))
+            for q in read_questions(path):
+                right = next(letter for letter in q.options() if q.is_right(letter))
+                with self.subTest(question=q.id):
+                    self.assertEqual(sorted(q.mark), ["hash", "hint", "section", "why"])
+                    self.assertGreater(len(q.why(right)), 20)
+                    for letter in q.options():
+                        self.assertEqual(q.is_right(letter), letter == right)
+                        self.assertNotIn(q.why(right), q.why(letter) if letter != right else "")
+                    self.assertNotIn(q.why(right), text)
+                    self.assertNotIn(q.why(right), decoded)
+                    self.assertNotIn(q.why(right)[:24], decoded)
+            self.assertNotIn('"choice"', decoded)
+            self.assertNotIn('"keywords"', decoded)
 
     def test_every_lab_with_exercises_ships_a_blank_answers_file(self):
         for lab in emulator.LABS:

@@ -164,9 +164,11 @@ def cmd_answers(argv):
     from . import emulator
     from .lesson_marks import lesson_of_lab
     args = Arguments("answers", argv, ["LAB", "ANSWERS", "REVEAL"], "[LAB=<1 to %d>] [ANSWERS=<file>, with LAB] "
-                     "[REVEAL=1: the answers to the wrong ones]" % len(emulator.LABS))
+                     "[REVEAL=1: the answers to the wrong exercises, the lesson's sections for the wrong "
+                     "questions]" % len(emulator.LABS))
     if args.text("REVEAL") not in (None, "1"):
-        args.fail("REVEAL=%s: REVEAL=1 shows the answers, leave it out for hints" % args.text("REVEAL"))
+        args.fail("REVEAL=%s: REVEAL=1 shows the answers and the sections to reread, leave it out for hints"
+                  % args.text("REVEAL"))
     if args.text("ANSWERS") and not args.text("LAB"):
         args.fail("ANSWERS needs LAB, to know which lesson's exercises it answers")
     try:

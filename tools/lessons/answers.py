@@ -3,11 +3,15 @@
 The answers live in labs/<lab>/answers.txt, one line per exercise, `3.2 = 5`. The right answers to the numeric
 exercises are never stored: each exercise's mark in the lesson names a calculator quantity and a shape, and the
 answer is computed from them, so a wrong answer can be explained with the working. A number may carry its unit
-("28 blocks", "64,704 bytes"), but not a multiplier ("63 KiB": give the bytes). Conceptual questions (multiple
-choice, or a few words checked for keywords) carry their answer in their mark (lesson_marks.read_questions).
+("28 blocks", "64,704 bytes"), but not a multiplier ("63 KiB": give the bytes). Conceptual questions are multiple
+choice; their marks hold a keyed hash of the right letter, never the letter (lesson_marks.read_questions), and the
+reason shown after a right answer opens only with that letter.
 
-A wrong answer first gets a hint; the answer and how it comes about only after a second, different wrong answer to
-the same exercise, or on request (REVEAL=1). The wrong answers tried so far are kept in build/answers/.
+A wrong answer first gets a hint. After a second, different wrong answer to the same item, or on request
+(REVEAL=1), an exercise gets its answer and how it comes about, a question the lesson's section that explains it.
+The first answer given to an exercise is its prediction (worked out by hand before running the tool that prints
+it), reported beside the answer once the answer is right or shown. The wrong answers tried so far and the
+predictions are kept in build/answers/.
 """
 import hashlib
 import json
@@ -47,8 +51,9 @@ def blank_answers_file(lesson_path, exercises, lab_folder):
     number = re.match(r"lab(\d+)", lab_folder).group(1)
     lines = ["# Exercises of %s: write each answer after its '='." % os.path.relpath(lesson_path, ROOT),
              "# Whole numbers may have commas (64,704) and their unit (28 blocks); give ratios to two decimal places",
-             "# (3.51). Multiple choice: the letter (B). Short answers: a few words.",
-             "# Check them with: make answers LAB=%s  (a wrong answer gets a hint; REVEAL=1 shows the answers)" % number]
+             "# (3.51). Multiple choice: the letter (B). Work each number out by hand, write it here and run",
+             "# make answers before a tool prints it: the first answer it sees is kept as your prediction.",
+             "# Check them with: make answers LAB=%s  (a wrong answer gets a hint first)" % number]
     return "\n".join(lines + ["%s =" % i for i in item_ids(lesson_path, exercises)]) + "\n"
 
 
@@ -74,16 +79,19 @@ def unit_problem(quantity, unit):
 
 
 class Tries:
-    """The distinct wrong answers given so far to each exercise of one answers file, kept between runs."""
+    """The distinct wrong answers given so far to each item of one answers file, and the first answer given to each
+    exercise (the prediction), kept between runs."""
 
     def __init__(self, answers_path):
         key = hashlib.sha1(os.path.abspath(answers_path).encode()).hexdigest()[:12]
         self.path = os.path.join(STATE, key + ".json")
         try:
             with open(self.path, encoding="utf-8") as f:
-                self.wrong = json.load(f)
+                state = json.load(f)
         except (OSError, ValueError):
-            self.wrong = {}
+            state = {}
+        self.wrong = state.get("wrong", {})
+        self.first = state.get("first", {})
 
     def record(self, item, written):
         """Counts this wrong answer; returns how many different wrong answers the item has had."""
@@ -93,10 +101,14 @@ class Tries:
             seen.append(normal)
         return len(seen)
 
+    def prediction(self, item, written):
+        """The first answer ever given to the item (this one, the first time)."""
+        return self.first.setdefault(item, " ".join(written.split()))
+
     def save(self):
         os.makedirs(STATE, exist_ok=True)
         with open(self.path + ".tmp", "w", encoding="utf-8") as f:
-            json.dump(self.wrong, f)
+            json.dump({"wrong": self.wrong, "first": self.first}, f)
         os.replace(self.path + ".tmp", self.path)
 
 
@@ -113,51 +125,46 @@ def mark(exercise, written, tries=None, reveal=False):
     number, unit = split_unit(written)
     if number is None:
         return False, "%s  '%s' is not a number" % (exercise.id, written)
+    predicted = tries.prediction(exercise.id, written) if tries else written
+    was = "; your prediction was %s" % predicted if predicted != " ".join(written.split()) else ""
     problem = unit_problem(exercise.quantity, unit) if unit else None
     if not problem and matches(exercise.quantity, exercise.shape, number, decimals=q.decimals or None):
-        return True, "%s  right: %s" % (exercise.id, written)
+        return True, "%s  right: %s%s" % (exercise.id, written, was)
     count = tries.record(exercise.id, number + (" " + unit if problem else "")) if tries else 2
     meaning = q.meaning[0].upper() + q.meaning[1:]
     if reveal or count >= 2:
         answer = format_number(q.compute(exercise.shape), q.decimals)
-        return False, "%s  wrong: you wrote %s, the answer is %s. %s: %s" % (
-            exercise.id, written, answer, meaning, q.explain(exercise.shape))
+        return False, "%s  wrong: you wrote %s, the answer is %s%s. %s: %s" % (
+            exercise.id, written, answer, was, meaning, q.explain(exercise.shape))
     return False, "%s  wrong: you wrote %s%s. Hint: it is the %s: %s. Try again; the answer comes after a second " \
                   "wrong try, or with REVEAL=1" % (exercise.id, written, " (%s)" % problem if problem else "",
                                                    q.meaning, symbolic(q.working(exercise.shape)))
 
 
-def normal_text(text):
-    return " " + re.sub(r"[^a-z0-9_%]+", " ", text.lower()) + " "
-
-
-def answer_right(question, written):
-    a = question.answer
-    if "choice" in a:
-        letter = re.sub(r"[^A-Za-z]", "", written)
-        return letter.upper() == a["choice"].upper()
-    text = normal_text(written)
-    # a keyword counts where a word starts with it: "races" and "synchronized" too, but not "trace"
-    return all(any(re.search(r"(?<![a-z0-9_])" + re.escape(normal_text(word).strip()), text) for word in group)
-               for group in a["keywords"])
+def chosen_letter(written):
+    """'B' for 'B', 'b', '(B)' or 'B.'; None for anything else."""
+    m = re.fullmatch(r"\(?\s*([A-Za-z])\s*\)?\.?", written)
+    return m.group(1).upper() if m else None
 
 
 def mark_question(question, written, tries=None, reveal=False):
-    """(right, one line for the student) for a conceptual question."""
+    """(right, one line for the student) for a multiple-choice question."""
     if not written:
         return False, "%s  not answered yet" % question.id
-    a = question.answer
-    if "choice" in a and not re.fullmatch(r"\(?\s*[A-Za-z]\s*\)?\.?", written):
-        return False, "%s  '%s' is not one letter: write the letter of one option, e.g. B" % (question.id, written)
-    if answer_right(question, written):
-        return True, "%s  right: %s. %s" % (question.id, written, a["why"])
-    count = tries.record(question.id, written) if tries else 2
+    letter = chosen_letter(written)
+    options = question.options()
+    if letter not in options:
+        return False, "%s  '%s' is not one of the options: write the letter of one, %s" % (
+            question.id, written, ", ".join(options))
+    if question.is_right(letter):
+        return True, "%s  right: %s. %s" % (question.id, letter, question.why(letter))
+    count = tries.record(question.id, letter) if tries else 2
+    hint = question.mark["hint"]
     if reveal or count >= 2:
-        answer = a["choice"] if "choice" in a else " and ".join(" / ".join(g) for g in a["keywords"])
-        return False, "%s  wrong: you wrote %s; the answer %s %s. %s" % (
-            question.id, written, "is" if "choice" in a else "names", answer, a["why"])
-    return False, "%s  wrong: you wrote %s. Hint: %s Try again; the answer comes after a second wrong try, or " \
-                  "with REVEAL=1" % (question.id, written, a["hint"])
+        return False, "%s  wrong: you wrote %s. Hint: %s The lesson explains it: reread %s, then try again" % (
+            question.id, letter, hint, question.section)
+    return False, "%s  wrong: you wrote %s. Hint: %s Try again; a second wrong try, or REVEAL=1, points to the " \
+                  "lesson's section that explains it" % (question.id, letter, hint)
 
 
 def check(lesson_path, answers_path, reveal=False):

@@ -22,22 +22,28 @@ errors on them (tools/lessons/tf32.py, what `make tf32` prints; TRIALS and SEED 
 
     <!-- check TF32 K=1024: tolerance=17,408 -->
 
-A conceptual question (multiple choice, or a short answer checked for keywords) has its answer, a hint and the
-reason in its mark, base64-encoded JSON so that nobody reads them by accident while reading the lesson:
+A conceptual question is multiple choice: the options are (A), (B), ... in the question's text, the wrong ones the
+misconceptions a student is likely to hold. Its mark holds base64 JSON with no answer in it: a keyed hash of the
+right letter, a hint, the lesson's heading whose section explains it, and the reason ("why") sealed with a key drawn
+from the right letter, so that it opens only for a student who gave that letter:
 
-    7. <!-- question 1.7: eyJjaG9pY2UiOiAiQiIsIC4uLn0= --> Why ...? (A) ... (B) ... (C) ...
+    7. <!-- question 1.7: eyJoYXNoIjogIjlm... --> Why ...? (A) ... (B) ... (C) ...
 
-    {"choice": "B", "hint": "...", "why": "..."}   or   {"keywords": [["race", "hazard"], ["barrier"]], ...}
-    (every group of keywords needs one of its words in the answer). `python3 -m tools.lessons.lesson_marks encode
-    JSON` prints the mark's payload; `decode` reads one back.
+    {"hash": "<HMAC-SHA256 of the id and the letter>", "hint": "...", "section": "The host flow", "why": "<sealed>"}
+
+An instructor writes the payload from the plain answer, which is kept nowhere in the course:
+`python3 -m tools.lessons.lesson_marks encode 1.7 '{"choice": "B", "hint": "...", "section": "...", "why": "..."}'`;
+`decode 1.7 PAYLOAD B` reads one back, the reason included when B is the right letter.
 
 Any lesson docs/labN-topic.md can carry them; `make test` checks every mark in every lesson. A figure measured on
 the H100 is not the calculator's: it carries an h100 mark instead, tying it to a cell of docs/results.md
 (tools/lessons/h100.py).
 """
 import base64
-import json
 import glob
+import hashlib
+import hmac
+import json
 import os
 import re
 from dataclasses import dataclass
@@ -190,15 +196,59 @@ def read_marks(path, text=None):
     return checks, exercises
 
 
+# The key of the answers' hashes. It ships with the course: it keeps the answers out of plain sight in the lessons,
+# it does not make a multiple-choice question harder to guess (nothing can)
+COURSE_KEY = b"matmul-course lesson questions"
+OPTION = re.compile(r"\(([A-Z])\)")
+
+
+def answer_hash(item, letter):
+    """The keyed hash a question's mark stores for its right letter: HMAC-SHA256 over the id and the letter."""
+    return hmac.new(COURSE_KEY, ("%s=%s" % (item, letter.upper())).encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def _keystream(item, letter, length):
+    """SHA-256 in counter mode, keyed by the course key, the id and the letter: the pad that seals a reason."""
+    seed = hmac.new(COURSE_KEY, ("why %s=%s" % (item, letter.upper())).encode("utf-8"), hashlib.sha256).digest()
+    blocks = (hashlib.sha256(seed + i.to_bytes(4, "big")).digest() for i in range(0, length // 32 + 1))
+    return b"".join(blocks)[:length]
+
+
+def seal(item, letter, text):
+    data = text.encode("utf-8")
+    return base64.b64encode(bytes(a ^ b for a, b in zip(data, _keystream(item, letter, len(data))))).decode("ascii")
+
+
+def unseal(item, letter, sealed):
+    """The reason sealed for `letter`; only meaningful when `letter` is the right one (answer_hash says so)."""
+    data = base64.b64decode(sealed)
+    return bytes(a ^ b for a, b in zip(data, _keystream(item, letter, len(data)))).decode("utf-8", "replace")
+
+
 @dataclass
 class Question:
     id: str         # "3.10"
-    answer: dict    # {"choice": "B"} or {"keywords": [[...], ...]}, with "hint" and "why"
+    mark: dict      # {"hash", "hint", "section", "why" (sealed)}: see the module's comment
     question: str   # the visible text of the list item
+    section: str    # where the lesson explains it: "docs/lab3-boundary.md:70 (Threads that own no element ...)"
+
+    def options(self):
+        return OPTION.findall(self.question)
+
+    def is_right(self, letter):
+        return hmac.compare_digest(answer_hash(self.id, letter), self.mark["hash"])
+
+    def why(self, letter):
+        """The reason, opened with the right letter."""
+        return unseal(self.id, letter, self.mark["why"])
 
 
-def encode_question(answer):
-    return base64.b64encode(json.dumps(answer, ensure_ascii=False).encode("utf-8")).decode("ascii")
+def encode_question(item, answer):
+    """A question mark's payload from the plain answer {"choice", "hint", "section", "why"}."""
+    letter = answer["choice"].upper()
+    mark = {"hash": answer_hash(item, letter), "hint": answer["hint"], "section": answer["section"],
+            "why": seal(item, letter, answer["why"])}
+    return base64.b64encode(json.dumps(mark, ensure_ascii=False).encode("utf-8")).decode("ascii")
 
 
 def decode_question(payload):
@@ -206,13 +256,14 @@ def decode_question(payload):
 
 
 def read_questions(path, text=None):
-    """The conceptual questions in a lesson; MarkError for a mark that does not parse, or a question whose answer
-    is not well formed (a choice that is not one of the question's options, keywords that are not groups of
-    words, a missing hint or reason)."""
+    """The conceptual questions in a lesson; MarkError for a mark that does not parse, or one that is not well formed:
+    no hint, no reason, a section that is not a heading of the lesson, or a hash that is not that of exactly one of
+    the question's options."""
     if text is None:
         with open(path, encoding="utf-8") as f:
             text = f.read()
     lines = text.splitlines()
+    headings = {line.lstrip("#").strip(): i + 1 for i, line in enumerate(lines) if line.startswith("#")}
     questions = []
     for i, line in enumerate(lines):
         for mark in MARK.finditer(line):
@@ -221,25 +272,30 @@ def read_questions(path, text=None):
             where = "%s:%d" % (os.path.relpath(path, ROOT), i + 1)
             m = QUESTION.match(mark.group(2))
             try:
-                answer = decode_question(m.group(2)) if m else None
+                payload = decode_question(m.group(2)) if m else None
             except ValueError:
-                answer = None
-            if not isinstance(answer, dict):
+                payload = None
+            if not isinstance(payload, dict):
                 raise MarkError("%s: a question mark reads '<!-- question N.M: base64 JSON -->'" % where)
             question = line[mark.end():].strip()
             j = i + 1
             while j < len(lines) and lines[j].startswith("   ") and lines[j].strip():
                 question += " " + lines[j].strip()
                 j += 1
-            choice, keywords = answer.get("choice"), answer.get("keywords")
-            well_formed = isinstance(answer.get("hint"), str) and isinstance(answer.get("why"), str) and (
-                (isinstance(choice, str) and "(%s)" % choice in question) or
-                (isinstance(keywords, list) and keywords and all(
-                    isinstance(g, list) and g and all(isinstance(w, str) and w.strip() for w in g) for g in keywords)))
-            if not well_formed or (choice is None) == (keywords is None):
-                raise MarkError("%s: question %s needs a hint, a why, and either a choice shown as (X) in the "
-                                "question or keyword groups" % (where, m.group(1)))
-            questions.append(Question(m.group(1), answer, question))
+            if sorted(payload) != ["hash", "hint", "section", "why"] or \
+                    not all(isinstance(v, str) and v for v in payload.values()):
+                raise MarkError("%s: question %s's mark holds hash, hint, section and why, written by `python3 -m "
+                                "tools.lessons.lesson_marks encode`, and nothing else" % (where, m.group(1)))
+            if payload["section"] not in headings:
+                raise MarkError("%s: question %s's section '%s' is not a heading of the lesson"
+                                % (where, m.group(1), payload["section"]))
+            q = Question(m.group(1), payload, question, "%s:%d (%s)" % (
+                os.path.relpath(path, ROOT), headings[payload["section"]], payload["section"]))
+            options = q.options()
+            if len(options) < 3 or len(set(options)) != len(options) or sum(map(q.is_right, options)) != 1:
+                raise MarkError("%s: question %s needs three options or more, (A) (B) (C) ..., and a hash that is "
+                                "that of exactly one of them" % (where, q.id))
+            questions.append(q)
     return questions
 
 
@@ -258,9 +314,15 @@ def wrong_numbers(check):
 
 if __name__ == "__main__":
     import sys
-    if len(sys.argv) == 3 and sys.argv[1] == "encode":
-        print(encode_question(json.loads(sys.argv[2])))
-    elif len(sys.argv) == 3 and sys.argv[1] == "decode":
-        print(json.dumps(decode_question(sys.argv[2]), ensure_ascii=False, indent=2))
+    if len(sys.argv) == 4 and sys.argv[1] == "encode":
+        print(encode_question(sys.argv[2], json.loads(sys.argv[3])))
+    elif len(sys.argv) == 5 and sys.argv[1] == "decode":
+        item, payload, letter = sys.argv[2:]
+        mark = decode_question(payload)
+        if not hmac.compare_digest(answer_hash(item, letter), mark["hash"]):
+            sys.exit("%s is not the right letter of question %s" % (letter, item))
+        answer = {"choice": letter.upper(), "hint": mark["hint"], "section": mark["section"],
+                  "why": unseal(item, letter, mark["why"])}
+        print(json.dumps(answer, ensure_ascii=False, indent=2))
     else:
-        sys.exit("usage: python3 -m tools.lessons.lesson_marks encode JSON | decode PAYLOAD")
+        sys.exit("usage: python3 -m tools.lessons.lesson_marks encode ID JSON | decode ID PAYLOAD LETTER")

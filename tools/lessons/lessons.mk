@@ -11,7 +11,8 @@
 #                                         meet in a bank (shared), for the first request of each load and store line
 #   make answers [LAB=3]                  check labs/<lab>/answers.txt against the lesson's exercises
 #        ANSWERS=file                     (with LAB) check another answers file
-#        REVEAL=1                         the answers to the wrong ones now, not a hint first
+#        REVEAL=1                         the answers to the wrong exercises (the lesson's section for a wrong
+#                                         question) now, not a hint first
 #   make tf32 K=1024 [TRIALS=100] [SEED=1]   TF32's errors on random dot products of length K: float inputs,
 #                                         inputs rounded to TF32 and truncated, against the tests' tolerance
 
