@@ -10,6 +10,7 @@ import glob
 import json
 import os
 import re
+import sys
 import unittest
 
 from support import ROOT, run
@@ -221,6 +222,23 @@ class Exercises(unittest.TestCase):
             text = (lesson if question is None else lesson.replace("Which? (A) x (B) y (C) z", question)) % payload
             with self.subTest(payload=payload, question=question), self.assertRaises(MarkError):
                 read_questions(where, text)
+
+    def test_an_instructor_encodes_a_mark_from_its_answer_and_decodes_it_with_the_right_letter(self):
+        answer = {"choice": "C", "hint": "What does a zero add?", "section": "Barriers", "why": "Zero adds nothing."}
+        tool = [sys.executable, "-m", "tools.lessons.lesson_marks"]
+        proc = run(tool + ["encode", "9.1", json.dumps(answer)])
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        payload = proc.stdout.strip()
+        self.assertEqual(read_questions(os.path.join(ROOT, "docs", "lab9-example.md"), "## Barriers\n\n1. <!-- "
+                                        "question 9.1: %s --> Which? (A) x (B) y (C) z (D) w" % payload)[0].why("C"),
+                         answer["why"])
+        self.assertNotIn(answer["why"], base64.b64decode(payload).decode("utf-8"))
+        proc = run(tool + ["decode", "9.1", payload, "c"])
+        self.assertEqual((proc.returncode, json.loads(proc.stdout)), (0, answer), proc.stderr)
+        proc = run(tool + ["decode", "9.1", payload, "B"])
+        self.assertNotEqual(proc.returncode, 0)
+        self.assertIn("B is not the right letter of question 9.1", proc.stderr)
+        self.assertNotIn(answer["why"], proc.stdout + proc.stderr)
 
     def test_no_mark_holds_a_plain_answer(self):
         """A question's mark holds a hash of its letter, a hint, a heading and the sealed reason: neither the letter
