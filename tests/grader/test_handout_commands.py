@@ -8,8 +8,11 @@ EXPECTED says: its exit status and its first line (make labN builds the skeleton
 0, its tests failing as they must; make answers on the blank answers files exits non-zero; a GPU tool refuses in
 one line; make grade, minutes long, gets `make -n` only). The runs are grouped by lab, a group's one after the
 other (they share its build folders), two groups at a time. Placeholders (`..`, `<name>`, `path/to/kernel.cu`)
-are checked as far as they go: the target and the other arguments.
+are checked as far as they go: the target and the other arguments. And the handout's lessons and answers files
+hold no question's answer: no letter in plain sight or in a decodable mark, no reason before the right letter
+opens it.
 """
+import base64
 import concurrent.futures
 import glob
 import os
@@ -20,6 +23,7 @@ import pytest
 
 from course import toolchain
 from course.paths import ROOT
+from tools.lessons.lesson_marks import lesson_files, read_questions
 
 START = re.compile(r"(?:[A-Z_]+=\S+ )*(?:make|python3 -m) \S")  # a command, not a word: `make` alone is a mention
 GPU_TARGETS = {"bench", "profile", "sanitize", "sanitize-catalogue", "autotune"}
@@ -233,3 +237,30 @@ def test_make_pitfall_says_what_is_missing(handout, handout_env, args, words):
     proc = subprocess.run(["make", "pitfall"] + args, cwd=handout, capture_output=True, text=True, env=handout_env)
     assert proc.returncode != 0 and all(w in proc.stderr for w in words), \
         "handout: make pitfall %s says in one line what is missing\n%s" % (" ".join(args), proc.stdout + proc.stderr)
+
+
+def test_the_handout_ships_no_answer_to_a_lessons_question(handout):
+    """Each question's right letter and reason, found from the repository's marks (its hash opens only one option),
+    appear nowhere in the handout's lessons and answers files, neither as written nor inside a decoded mark; the
+    answers files are blank."""
+    questions = [q for path in lesson_files() for q in read_questions(path)]
+    assert len(questions) >= 14
+    texts = {}
+    for path in glob.glob(os.path.join(handout, "docs", "lab*-*.md")) + glob.glob(
+            os.path.join(handout, "labs", "*", "answers.txt")):
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        payloads = re.findall(r"<!-- question \d+\.\d+: ([A-Za-z0-9+/=]+) -->", text)
+        texts[os.path.relpath(path, handout)] = text + "\n".join(base64.b64decode(p).decode("utf-8") for p in payloads)
+        if path.endswith("answers.txt"):
+            filled = [line for line in text.splitlines() if re.match(r"\d+\.\d+ =\s*\S", line)]
+            assert filled == [], "handout: %s is blank\n%s" % (path, filled)
+    assert sum(name.endswith("answers.txt") for name in texts) == 7 and len(texts) == 14, sorted(texts)
+    for q in questions:
+        right = [letter for letter in q.options() if q.is_right(letter)]
+        assert len(right) == 1, q.id
+        why = q.why(right[0])
+        for name, text in texts.items():
+            assert why not in text and why[:30] not in text, "handout: %s shows the reason of %s" % (name, q.id)
+            assert not re.search(r'"choice"|"keywords"|%s\s*=\s*\(?%s\b' % (re.escape(q.id), right[0]), text), \
+                "handout: %s names the answer of %s" % (name, q.id)
