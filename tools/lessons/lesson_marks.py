@@ -33,7 +33,7 @@ from the right letter, so that it opens only for a student who gave that letter:
 
 An instructor writes the payload from the plain answer, which is kept nowhere in the course:
 `python3 -m tools.lessons.lesson_marks encode 1.7 '{"choice": "B", "hint": "...", "section": "...", "why": "..."}'`;
-`decode 1.7 PAYLOAD B` reads one back, the reason included when B is the right letter.
+`decode 1.7 PAYLOAD B` reads one back, the reason included, when B is its right letter (and refuses otherwise).
 
 Any lesson docs/labN-topic.md can carry them; `make test` checks every mark in every lesson. A figure measured on
 the H100 is not the calculator's: it carries an h100 mark instead, tying it to a cell of docs/results.md
