@@ -88,7 +88,7 @@ COMMANDS = {
         "make coalescing LAB=1 [KERNEL=file] [M=.. K=.. N=..]": Command(
             "handout", run="make coalescing LAB=1 KERNEL={solution1} M=40 K=36 N=34", words=("sector",)),
         "make tf32 K=1024": Command("handout", words=("tolerance",)),
-        "make answers [LAB=3]": Command("handout", run="make answers LAB=3", exit=1, words=("3.1",)),
+        "make answers [LAB=3]": Command("handout", run="make answers LAB=3", words=("3.1", "0 of")),
         "make labN": Command("mention"),
         "make": Command("mention"),
         "nvcc": Command("mention"),
@@ -148,7 +148,7 @@ COMMANDS = {
         "make coalescing LAB=1 [KERNEL=file] [M=.. K=.. N=..]": Command(
             "handout", run="make coalescing LAB=1 KERNEL={solution1} M=40 K=36 N=34", words=("sector",)),
         "make tf32 K=1024": Command("handout", words=("tolerance",)),
-        "make answers [LAB=3]": Command("handout", run="make answers LAB=3", exit=1, words=("3.1",)),
+        "make answers [LAB=3]": Command("handout", run="make answers LAB=3", words=("3.1", "0 of")),
         "common/emu/emucc -o prog a.cu b.cpp": Command("handout", run="common/emu/emucc -o {prog} {a_cu} {b_cpp} "
                                                                       "&& {prog}", words=("a.cu says 42",)),
         "make bench": Command("gpu"),

@@ -34,8 +34,9 @@ heatmap:
 coalescing:
 	@$(LESSON) coalescing LAB=$(LAB) KERNEL=$(KERNEL) M=$(M) K=$(K) N=$(N)
 
+# exit status 1 (not every answer right yet) is the report's news, not make's error: only a usage error (2) fails
 answers:
-	@$(LESSON) answers LAB=$(LAB) ANSWERS=$(ANSWERS) REVEAL=$(REVEAL)
+	@$(LESSON) answers LAB=$(LAB) ANSWERS=$(ANSWERS) REVEAL=$(REVEAL) || [ $$? -eq 1 ]
 
 tf32:
 	@$(LESSON) tf32 K=$(K) TRIALS=$(TRIALS) SEED=$(SEED)
