@@ -11,6 +11,7 @@
 
 #include "api.h"
 #include "kernels.h"
+#include "properties.h"
 #include "symbols.h"
 
 namespace cudaemu {
@@ -167,7 +168,7 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
             *value = p.regsPerBlock;
             break;
         case cudaDevAttrClockRate:
-            *value = p.clockRate;
+            *value = kLegacyProperties.clockRate;
             break;
         case cudaDevAttrMultiProcessorCount:
             *value = p.multiProcessorCount;
@@ -176,7 +177,7 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
             *value = p.concurrentKernels;
             break;
         case cudaDevAttrMemoryClockRate:
-            *value = p.memoryClockRate;
+            *value = kLegacyProperties.memoryClockRate;
             break;
         case cudaDevAttrGlobalMemoryBusWidth:
             *value = p.memoryBusWidth;
@@ -218,10 +219,10 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
             *value = int(p.textureAlignment);
             break;
         case cudaDevAttrGpuOverlap:
-            *value = p.deviceOverlap;
+            *value = kLegacyProperties.deviceOverlap;
             break;
         case cudaDevAttrKernelExecTimeout:
-            *value = p.kernelExecTimeoutEnabled;
+            *value = kLegacyProperties.kernelExecTimeoutEnabled;
             break;
         case cudaDevAttrIntegrated:
             *value = p.integrated;
@@ -230,7 +231,7 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
             *value = p.canMapHostMemory;
             break;
         case cudaDevAttrComputeMode:
-            *value = p.computeMode;
+            *value = kLegacyProperties.computeMode;
             break;
         case cudaDevAttrSurfaceAlignment:
             *value = int(p.surfaceAlignment);
@@ -275,7 +276,7 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
             *value = p.hostNativeAtomicSupported;
             break;
         case cudaDevAttrSingleToDoublePrecisionPerfRatio:
-            *value = p.singleToDoublePrecisionPerfRatio;
+            *value = kLegacyProperties.singleToDoublePrecisionPerfRatio;
             break;
         case cudaDevAttrPageableMemoryAccess:
             *value = p.pageableMemoryAccess;
@@ -293,7 +294,7 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
             *value = p.cooperativeLaunch;
             break;
         case cudaDevAttrCooperativeMultiDeviceLaunch:
-            *value = p.cooperativeMultiDeviceLaunch;
+            *value = kLegacyProperties.cooperativeMultiDeviceLaunch;
             break;
         case cudaDevAttrCanFlushRemoteWrites:
             *value = 0;

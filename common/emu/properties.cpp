@@ -1,4 +1,4 @@
-// properties.cpp — the cudaDeviceProp fields CUDA 12 and 13 document, beyond those api.cpp sets. Two rules pick a
+// properties.cpp — the cudaDeviceProp fields CUDA 13 documents, beyond those api.cpp sets. Two rules pick a
 // value: a field that promises an API or a behaviour says what the emulator does (mapped and registered host
 // memory, cooperative launches, memory pools: yes; no cluster launches, no pools shared between processes: 0), so
 // that a program that checks before it uses a feature takes the path that works here; a field that only describes
@@ -11,7 +11,6 @@
 namespace cudaemu {
 
 void set_documented_properties(cudaDeviceProp* prop) {
-    prop->clockRate = 1000000;  // kHz: clock64() counts nanoseconds, one tick per ns
     // hardware a program cannot observe: an H100's values
     prop->memPitch = 2147483647;
     prop->textureAlignment = 512;
@@ -19,20 +18,16 @@ void set_documented_properties(cudaDeviceProp* prop) {
     prop->surfaceAlignment = 512;
     prop->globalL1CacheSupported = 1;
     prop->localL1CacheSupported = 1;
-    prop->singleToDoublePrecisionPerfRatio = 2;
     prop->reservedSharedMemPerBlock = 1024;
     // Copies may overlap kernels on a GPU. Here every call finishes its work before it returns, which is one of the
-    // orders a GPU may run streams in; the streamed path a program takes after checking these works, unoverlapped.
-    prop->deviceOverlap = 1;
+    // orders a GPU may run streams in; the streamed path a program takes after checking this works, unoverlapped.
     prop->asyncEngineCount =
         2;  // at least 2 on an H100 (samples print "two copies can overlap"); only >1 is observable
     // what the emulator does
-    prop->kernelExecTimeoutEnabled = 1;  // the watchdog stops a kernel after CUDAEMU_TIMEOUT
-    prop->integrated = 0;                // device memory is its own arena: copies are needed, as on a discrete GPU
-    prop->computeMode = 0;               // cudaComputeModeDefault
-    prop->unifiedAddressing = 1;         // one address space: cudaMemcpyDefault tells host from device pointers
-    prop->canMapHostMemory = 1;          // page-locked memory is mapped, its device pointer its host pointer
-    prop->hostRegisterSupported = 1;     // cudaHostRegister
+    prop->integrated = 0;             // device memory is its own arena: copies are needed, as on a discrete GPU
+    prop->unifiedAddressing = 1;      // one address space: cudaMemcpyDefault tells host from device pointers
+    prop->canMapHostMemory = 1;       // page-locked memory is mapped, its device pointer its host pointer
+    prop->hostRegisterSupported = 1;  // cudaHostRegister
     prop->canUseHostPointerForRegisteredMem = 1;
     prop->cooperativeLaunch = 1;     // cudaLaunchCooperativeKernel and grid.sync() (cooperative.cpp)
     prop->memoryPoolsSupported = 1;  // cudaMallocAsync and the default pool (streams.cpp, device_config.cpp)

@@ -124,7 +124,6 @@ struct cudaDeviceProp {
     int maxThreadsPerBlock;
     int maxThreadsDim[3];
     int maxGridSize[3];
-    int clockRate;
     size_t totalConstMem;
     int major;
     int minor;
@@ -132,18 +131,16 @@ struct cudaDeviceProp {
     int maxThreadsPerMultiProcessor;
     size_t sharedMemPerMultiprocessor;
     int regsPerMultiprocessor;
-    int memoryClockRate;
     int memoryBusWidth;
     int l2CacheSize;
-    // The other fields CUDA 12 and 13 document (values: common/emu/properties.cpp)
+    // The other fields CUDA 13 documents (values: common/emu/properties.cpp). CUDA 13 removed clockRate,
+    // memoryClockRate, deviceOverlap, kernelExecTimeoutEnabled, computeMode, singleToDoublePrecisionPerfRatio and
+    // cooperativeMultiDeviceLaunch: cudaDeviceGetAttribute gives them (properties.h's LegacyProperties)
     size_t memPitch;
     size_t textureAlignment;
     size_t texturePitchAlignment;
-    int deviceOverlap;
-    int kernelExecTimeoutEnabled;
     int integrated;
     int canMapHostMemory;
-    int computeMode;
     size_t surfaceAlignment;
     int concurrentKernels;
     int ECCEnabled;
@@ -161,13 +158,11 @@ struct cudaDeviceProp {
     int isMultiGpuBoard;
     int multiGpuBoardGroupID;
     int hostNativeAtomicSupported;
-    int singleToDoublePrecisionPerfRatio;
     int pageableMemoryAccess;
     int concurrentManagedAccess;
     int computePreemptionSupported;
     int canUseHostPointerForRegisteredMem;
     int cooperativeLaunch;
-    int cooperativeMultiDeviceLaunch;
     size_t sharedMemPerBlockOptin;
     int pageableMemoryAccessUsesHostPageTables;
     int directManagedMemAccessFromHost;
