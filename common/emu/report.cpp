@@ -3,7 +3,6 @@
 #include "report.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -70,9 +69,8 @@ std::string fragment_first(const std::string& text, const std::string& call, uin
     size_t at = text.find(" — is a");
     if (at == std::string::npos) at = text.find(". A __syncthreads()");
     if (at == std::string::npos) return text + check;
-    std::string rest = text.substr(at + (text.compare(at, 2, ". ") == 0 ? 2 : std::string(" — ").size()));
-    rest[0] = static_cast<char>(tolower(rest[0]));
-    return text.substr(0, at) + check + " If they are, " + rest;
+    const std::string rest = text.substr(at + (text.compare(at, 2, ". ") == 0 ? 2 : std::string(" — ").size()));
+    return text.substr(0, at) + check + " If they are: " + rest;
 }
 
 std::string worded_races(const std::vector<const RawDiag*>& group, uint64_t count, bool cross_warp) {

@@ -178,7 +178,7 @@ TEST_CASE("error programs: the right error names after the launch, and the diagn
     const Run fragment = run({program("error_wmma_race_no_barrier")});
     CHECK(contains(fragment.err,
                    "reads its rows (or columns) ldm elements apart from its pointer: are those where "
-                   "and how the tile was stored? If they are, "));
+                   "and how the tile was stored? If they are: "));
 }
 
 // ===============================================================================================================
