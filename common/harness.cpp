@@ -78,6 +78,8 @@ void collect_launches(Run& run) {
         run.fp32_flops += r.fp32_flops();
         run.fp64_flops += r.fp64_flops();
         run.tf32_unrounded_inputs += r.tf32_unrounded_inputs;
+        run.ptx_mma_flops += r.ptx_mma_flops;
+        run.ldmatrix_bytes += r.ldmatrix_bytes;
         for (const cudaemu::AllocationTraffic& a : r.allocations) {
             if (a.name == "A") run.bytes_read_A += a.load_bytes;
             if (a.name == "B") run.bytes_read_B += a.load_bytes;
@@ -452,7 +454,8 @@ Verdict check_shared_wavefronts_per_fma(const Problem& p, const Run& run, int BM
         return {false, "bank conflicts are only judged for a correct kernel, and this one is not: " + r.message,
                 r.check};
     const uint64_t fmas = uint64_t(ceil_div(p.M, BM)) * BM * uint64_t(ceil_div(p.N, BN)) * BN * ceil_div(p.K, BK) * BK;
-    const uint64_t warp_fmas = fmas / 32;
+    // a kernel of mma_m16n8k8_tf32 calls (lab 8) is judged by the multiply-adds they did, whatever its tile shape
+    const uint64_t warp_fmas = run.ptx_mma_flops ? run.ptx_mma_flops / 2 / 32 : fmas / 32;
     if (run.shared_load_wavefronts * den <= warp_fmas * num) return {};
     char buf[320];
     snprintf(buf, sizeof buf,
@@ -542,6 +545,58 @@ Verdict check_tensor_cores(const Problem& p, const Run& run) {
                     "error truncation makes)",
                 "tensor cores"};
     return {};
+}
+
+Verdict check_mma_sync_ldmatrix(const Problem& p, const Run& run, int WN) {
+    if (!run.measured) return {false, "tensor-core work is only counted on the emulator (BACKEND=emu)", "tensor cores"};
+    if (Verdict r = check_result(p, run); !r.ok)
+        return {false, "tensor-core use is only judged for a correct kernel, and this one is not: " + r.message,
+                r.check};
+    const uint64_t product = 2ull * p.M * p.N * p.K;
+    const uint64_t wmma = run.tensor_flops - run.ptx_mma_flops;
+    if (run.ptx_mma_flops < product) {
+        std::string message = p.description + ": mma_m16n8k8_tf32 did " + with_commas(run.ptx_mma_flops) + " of the " +
+                              with_commas(product) + " FLOPs of the product (2·M·N·K)";
+        if (wmma)
+            message += "; wmma::mma_sync did " + with_commas(wmma) +
+                       ": this lab is the warp-level instruction under lab 7's WMMA API, with fragments you load "
+                       "yourself. Compute every multiply-add with mma_m16n8k8_tf32 from <mma_ptx.h>, its A "
+                       "fragments loaded with ldmatrix_x4";
+        else
+            message +=
+                ": compute every multiply-add with mma_m16n8k8_tf32 from <mma_ptx.h>, none with float "
+                "arithmetic on the CUDA cores";
+        return {false, message, "tensor cores"};
+    }
+    const uint64_t other = run.fp32_flops + run.fp64_flops + wmma;
+    if (other * 99 > run.ptx_mma_flops)  // more than 1 % of all the FLOPs
+        return {false,
+                p.description + ": besides mma_m16n8k8_tf32's " + with_commas(run.ptx_mma_flops) +
+                    " FLOPs, the kernels executed " + with_commas(other) +
+                    " elsewhere (float or double arithmetic, wmma::mma_sync), more than 1 % of the work: leave the "
+                    "multiply-adds to mma_m16n8k8_tf32 alone",
+                "tensor cores"};
+    if (run.tf32_unrounded_inputs)
+        return {false,
+                p.description + ": " + with_commas(run.tf32_unrounded_inputs) +
+                    " inputs of mma_m16n8k8_tf32 were not rounded to TF32, so the tensor cores truncated them: round "
+                    "each fragment element with cvt_rna_tf32 after its load (round to nearest halves the error "
+                    "truncation makes)",
+                "tensor cores"};
+    // each call's A fragment is 16×8 floats; one fragment serves at most 2·WN/8 calls of its warp
+    constexpr uint64_t kCallFlops = 2 * 16 * 8 * 8, kFragmentBytes = 16 * 8 * sizeof(float);
+    const uint64_t calls = run.ptx_mma_flops / kCallFlops;
+    const uint64_t needed = calls * kFragmentBytes / (2 * uint64_t(WN) / 8);
+    if (run.ldmatrix_bytes >= needed) return {};
+    return {false,
+            p.description + ": ldmatrix read " + with_commas(run.ldmatrix_bytes) +
+                " bytes of shared memory, where the A fragments of the kernels' " + with_commas(calls) +
+                " mma_m16n8k8_tf32 calls take at least " + with_commas(needed) + " (each 16×8 fragment, " +
+                std::to_string(kFragmentBytes) + " bytes, serving the " + std::to_string(2 * WN / 8) +
+                " multiply-adds of a warp tile " + std::to_string(2 * WN) +
+                " wide): load every A fragment with one ldmatrix_x4 from the swizzled As, each lane giving the "
+                "address of one row (mma_ptx.h), instead of element by element",
+            "tensor cores"};
 }
 
 Verdict check_written_once(const Problem& p, const Run& run) {

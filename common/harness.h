@@ -61,6 +61,8 @@ struct Run {
     uint64_t tensor_flops = 0;                // the FLOPs of the kernels' mma_sync calls (tensor cores)
     uint64_t fp32_flops = 0, fp64_flops = 0;  // the kernels' float and double arithmetic (2 per fma, 1 per mul/add)
     uint64_t tf32_unrounded_inputs = 0;       // TF32 inputs of those calls not rounded to TF32 (cudaemu.h)
+    uint64_t ptx_mma_flops = 0;               // of tensor_flops, those of mma_m16n8k8_tf32 (<mma_ptx.h>)
+    uint64_t ldmatrix_bytes = 0;              // shared-memory bytes ldmatrix_x4 and ldmatrix_x2 read
     std::vector<uint32_t> C_writes;           // per element of C: how many kernel stores touched it
     std::vector<int64_t> C_writer;  // per element of C: linear index of the block that stored it last, -1 if none
     std::vector<uint32_t> A_reads;  // per element of A: how many kernel loads touched it
@@ -139,8 +141,9 @@ Verdict check_reads_at_most_with_partials(const Problem& p, const Run& run, uint
 // lab 5 TM values of A and TN of B for a TM×TN tile: (TM + TN) / (TM·TN). `reuse` says what the bound expects.
 Verdict check_shared_loads_per_fma(const Problem& p, const Run& run, int BM, int BN, int BK, int loads_per_fma_num,
                                    int loads_per_fma_den, const std::string& reuse);
-// Bank conflicts (labs 5 and 6; run_matmul_counting_requests): the shared-memory wavefronts of the kernels' loads,
-// per warp-wide multiply-add (32 of a thread's; counted as check_shared_loads_per_fma counts them), at most
+// Bank conflicts (labs 5, 6 and 8; run_matmul_counting_requests): the shared-memory wavefronts of the kernels' loads,
+// per warp-wide multiply-add (32 of a thread's; counted as check_shared_loads_per_fma counts them, or, for a kernel
+// of mma_m16n8k8_tf32 calls, 1024 per call: those it did, whatever its tile), at most
 // num / den: what `layout` (the lab's shared-memory layout and loads) takes. A failure lists each source line's
 // wavefronts per request; `advice` says what the layout's loads take.
 Verdict check_shared_wavefronts_per_fma(const Problem& p, const Run& run, int BM, int BN, int BK, int num, int den,
@@ -157,6 +160,11 @@ Verdict check_fp32_flops(const Problem& p, const Run& run);
 // of all the FLOPs the kernels executed (so the CUDA cores did not do it as well), on inputs rounded to TF32
 // (__float_to_tf32), not left for the tensor cores to truncate.
 Verdict check_tensor_cores(const Problem& p, const Run& run);
+// Below WMMA (lab 8): the same of the kernels' mma_m16n8k8_tf32 calls (<mma_ptx.h>; wmma::mma_sync does not count),
+// inputs rounded with cvt_rna_tf32, and the A fragments loaded by ldmatrix: it read at least the shared bytes that
+// those calls' A fragments take, each 16×8 fragment (512 bytes) serving the multiply-adds of a warp tile up to 2·WN
+// wide (2·WN/8 of them). A kernel that loads A element by element, or uses ldmatrix for B only, reads less.
+Verdict check_mma_sync_ldmatrix(const Problem& p, const Run& run, int WN);
 // Every element of C stored exactly once, by kernel code, and nothing else stored.
 Verdict check_written_once(const Problem& p, const Run& run);
 // Coalescing: the 32-byte sectors the kernel's warps took per byte they loaded from A and B and stored to C, each

@@ -68,6 +68,7 @@ void multiply(Worker& w, uint32_t warp, uint32_t lanes) {
     float A[kM][kK] = {}, B[kK][kN] = {}, C[kM][kN] = {};
     w.tensor_flops += 2ull * kM * kN * kK;
     w.tensor_flops_by_type[kWmmaTf32] += 2ull * kM * kN * kK;
+    w.ptx_mma_flops += 2ull * kM * kN * kK;
     for (uint32_t m = lanes; m; m &= m - 1) {
         const int lane = __builtin_ctz(m), g = lane >> 2, t = lane & 3;
         const PtxCall& call = call_of(w, warp, lane);
@@ -196,6 +197,7 @@ void ptx_ldmatrix(uint32_t* r, int matrices, const void* row, const char* file, 
     if (lane >= 8u * matrices) return;  // this lane's address is not used
     const uintptr_t pc = site_pc(file, line);
     check_row(w, row, what, pc);
+    w.ldmatrix_bytes += kRowBytes;
     device_access(reinterpret_cast<uintptr_t>(row), kRowBytes, false, pc, kRowBytes);
 }
 

@@ -314,6 +314,7 @@ void begin_launch(Worker& w, Launch& L) {
     w.global_load = w.global_store = w.shared_load = w.shared_store = 0;
     w.tensor_flops = w.tf32_unrounded_inputs = w.block_barriers = 0;
     for (uint64_t& n : w.tensor_flops_by_type) n = 0;
+    w.ptx_mma_flops = w.ldmatrix_bytes = 0;
     for (uint64_t& n : w.flops) n = 0;
     w.max_thread_load = w.max_thread_store = 0;
     w.alloc_load.assign(g_allocations.size(), 0);

@@ -133,6 +133,8 @@ struct Worker {
     // tensor cores (wmma.cpp): FLOPs of the warps' mma_sync, and TF32 inputs with any of their low 13 bits set
     uint64_t tensor_flops = 0, tf32_unrounded_inputs = 0;
     uint64_t tensor_flops_by_type[3] = {};  // kWmmaTf32, kWmmaHalf, kWmmaBf16
+    // mma_ptx.cpp: the FLOPs of mma_m16n8k8_tf32 (also in tensor_flops), and the shared bytes ldmatrix read
+    uint64_t ptx_mma_flops = 0, ldmatrix_bytes = 0;
     // floating-point arithmetic in kernel code (__cudaemu_flops): FP32 fma, mul, add, then FP64's
     uint64_t flops[6] = {};
     uint64_t block_barriers = 0;  // block-wide barriers (__syncthreads and its kin) that opened, per block

@@ -141,6 +141,8 @@ TEST_CASE("ldmatrix counts each row once, as a 16-byte load of its lane; mma_m16
     CHECK(json_number(r.stats[0], "shared_load_requests") == 2);
     CHECK(json_number(r.stats[0], "shared_load_wavefronts") == (x4 + x2) / wavefront);
     CHECK(json_number(r.stats[0], "tensor_flops") == 0);
+    CHECK(json_number(r.stats[0], "ldmatrix_bytes") == x4 + x2);
+    CHECK(json_number(r.stats[1], "ldmatrix_bytes") == 0);  // cvt_kernel
     // mma_kernel: rows of 8 floats (32 bytes), so rows r and r + 4 of a matrix share banks: twice the wavefronts
     CHECK(json_number(r.stats[2], "shared_load_bytes") == x4 + x2);
     CHECK(json_number(r.stats[2], "shared_load_wavefronts") == 2 * (x4 + x2) / wavefront);
@@ -148,6 +150,7 @@ TEST_CASE("ldmatrix counts each row once, as a 16-byte load of its lane; mma_m16
         CAPTURE(launch);
         CHECK(json_number(r.stats[launch], "tensor_flops") == 2 * 16 * 8 * 8);
         CHECK(json_number(r.stats[launch], "tensor_tf32_flops") == 2 * 16 * 8 * 8);
+        CHECK(json_number(r.stats[launch], "ptx_mma_flops") == 2 * 16 * 8 * 8);
     }
     // the second mma passes A[0][0] = 1 + 3/4 of TF32's step as it is (one input with bits TF32 drops); the third
     // rounds it with cvt_rna_tf32 first

@@ -80,6 +80,9 @@ struct LaunchReport {
     uint64_t tensor_flops = 0;
     uint64_t tensor_tf32_flops = 0, tensor_f16_flops = 0, tensor_bf16_flops = 0;
     uint64_t tf32_unrounded_inputs = 0;
+    // Of those, the FLOPs of the PTX instruction mma.sync (mma_m16n8k8_tf32, <mma_ptx.h>), and the shared-memory
+    // bytes its operands' loader ldmatrix read (16 per row address a lane gave)
+    uint64_t ptx_mma_flops = 0, ldmatrix_bytes = 0;
     // Block-wide barriers (__syncthreads() and its kin) that opened, added up over the blocks: a block that meets
     // one __syncthreads() per slice of K for 5 slices adds 5
     uint64_t block_barriers = 0;
