@@ -28,6 +28,6 @@ __device__ __forceinline__ void ldmatrix_x2(uint32_t r[2], const void* row) {
 
 __device__ __forceinline__ uint32_t cvt_rna_tf32(float x) {
     uint32_t r;
-    asm volatile("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));  // no side effects: the compiler may move it
     return r;
 }
