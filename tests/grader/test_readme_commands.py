@@ -160,6 +160,7 @@ COMMANDS = {
     "docs/emulator.md": {
         "make test": Command("suite", run="make -n test"),
         "make test-emucc": Command("suite"),
+        "make test-emulator": Command("suite", run="make -n test-emulator"),
         "make lab3": Command("handout", exit=1, words=LAB_FAILS),
         "make bench-emu": Command("suite", run="make -n bench-emu"),
         "make coalescing LAB=N": Command("handout", run="make coalescing LAB=3 KERNEL={solution3}",
