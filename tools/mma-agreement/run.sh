@@ -24,9 +24,10 @@ if [ -n "$EMU_DIR" ]; then
     echo "emulator: the files of $EMU_DIR"
 else
     rm -f "$OUT/emu/"*.bin
-    common/emu/emucc -o "$OUT/probe.emu" tools/mma-agreement/probe.cu
+    common/emu/emucc -o "$OUT/probe.emu" tools/mma-agreement/probe.cu ||
+        { echo "run.sh: emucc failed; without clang++ here, name another machine's emu/ in EMU_DIR" >&2; exit 2; }
     CUDAEMU_QUIET=1 "$OUT/probe.emu" "$OUT/emu"
-    echo "emulator: $(ls "$OUT/emu" | wc -l) files in $OUT/emu"
+    echo "emulator: $(find "$OUT/emu" -name "*.bin" | wc -l) files in $OUT/emu"
 fi
 
 if ! command -v nvcc >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
