@@ -15,8 +15,8 @@
 //   each) and leaves every lane exactly its four A elements: lane l gives the address of row l % 16, columns
 //   4·(l / 16) .. +3. B is stored k-major (Bs[k][n], as it is in global memory), where ldmatrix's 16-bit transpose
 //   cannot help (it would mix halves of different floats), so each lane loads its two B elements itself.
-// - TF32: each fragment element is rounded to nearest after its load (to_tf32: cvt_rna_tf32's rounding in two
-//   integer instructions); left alone, the tensor core would drop the low 13 bits (truncation, an error always
+// - TF32: each fragment element is rounded to nearest after its load (to_tf32: cvt_rna_tf32's rounding without
+//   its test for NaN and infinity); left alone, the tensor core would drop the low 13 bits (truncation, an error always
 //   towards zero that adds up along a dot product).
 // - Shared memory (dynamic: more than 48 KiB): STAGES buffers, each holding the A slice As[BM][BK] and the B slice
 //   Bs[BK][BN], unpadded, with the 16-byte chunks of every row permuted by an XOR swizzle (a_index, b_index):
@@ -157,10 +157,10 @@ __device__ __forceinline__ void load_tile(float* As, float* Bs, const float* A, 
 
 // A float's bits as a tensor core should read them: rounded to TF32, nearest with ties away from zero (what
 // cvt_rna_tf32 computes), by adding half of TF32's last place (bit 12) and clearing the 13 bits below it; or, with
-// LAB8_TRUNCATE, as they are, for the hardware to truncate. On an H100 ptxas turns each cvt.rna.tf32.f32 into several
-// instructions (a NaN test among them) where this takes two; at 4096³ the kernel ran 10 % faster with them. The one
-// difference: a NaN with the top bits of its payload set (0x7fffffff, what a GPU computes for 0/0) wraps to −0,
-// where cvt_rna_tf32 keeps it a NaN. A product of finite matrices, the lab's, never meets it.
+// LAB8_TRUNCATE, as they are, for the hardware to truncate. On an H100 ptxas compiles cvt.rna.tf32.f32 to these
+// same two instructions behind a third, a test that the float is finite: at 4096³ the kernel ran 10 % faster
+// without it. The one difference: a NaN whose payload's top bits are all set (0x7fffffff, what a GPU computes for
+// 0/0) wraps to −0 here, where cvt_rna_tf32 keeps it a NaN. A product of finite matrices, the lab's, never meets it.
 __device__ __forceinline__ uint32_t to_tf32(uint32_t bits) {
     return ROUND_TO_TF32 ? (bits + 0x1000u) & 0xffffe000u : bits;
 }
