@@ -14,8 +14,9 @@
 // reads the shared space only; misaligned or outside it ends the block, as a GPU faults) and then read by that lane
 // as one counted, checked 16-byte shared load, so that ldmatrix's requests and wavefronts are those of a warp whose
 // lanes each load 16 bytes (8 lanes a wavefront when their rows fall in different banks).
-// The arithmetic is wmma_mma's for TF32 (tensor_math.h): inputs truncated to TF32, exact products, added to C in
-// two groups of 4 consecutive k, each with one rounding toward zero. Its 2·16·8·8 FLOPs count as TF32 tensor FLOPs.
+// The arithmetic is tensor_math.h's tf32_dot, an H100's bits (tools/mma-agreement): inputs truncated to TF32,
+// exact products, each output's 8 products and C aligned together and rounded once toward zero. Its 2·16·8·8 FLOPs
+// count as TF32 tensor FLOPs.
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -77,17 +78,11 @@ void multiply(Worker& w, uint32_t warp, uint32_t lanes) {
         for (int i = 0; i < 2; ++i) B[t + 4 * i][g] = tf32_input(as_float(call.b[i]));
         for (int i = 0; i < 4; ++i) C[g + 8 * (i >> 1)][2 * t + (i & 1)] = call.c[i];
     }
-    float D[kM][kN];
-    double products[4];
-    for (int i = 0; i < kM; ++i)
-        for (int j = 0; j < kN; ++j) {
-            float acc = C[i][j];
-            for (int k0 = 0; k0 < kK; k0 += 4) {
-                for (int k = 0; k < 4; ++k) products[k] = static_cast<double>(A[i][k0 + k]) * B[k0 + k][j];
-                acc = add_group(acc, products, 4);
-            }
-            D[i][j] = acc;
-        }
+    float D[kM][kN], column[kK];
+    for (int j = 0; j < kN; ++j) {
+        for (int k = 0; k < kK; ++k) column[k] = B[k][j];
+        for (int i = 0; i < kM; ++i) D[i][j] = tf32_dot(C[i][j], A[i], column, kK);
+    }
     for (uint32_t m = lanes; m; m &= m - 1) {  // after every C was read: d and c may be the same registers
         const int lane = __builtin_ctz(m), g = lane >> 2, t = lane & 3;
         for (int i = 0; i < 4; ++i) call_of(w, warp, lane).d[i] = D[g + 8 * (i >> 1)][2 * t + (i & 1)];

@@ -19,7 +19,8 @@
 // exact. Products are added in groups (4 consecutive k for TF32, the 16 of one mma for half and bfloat16): the
 // group and the accumulator are aligned to the largest exponent among them, bits more than 25 places below it
 // dropped, the sum taken exactly and rounded toward zero to a float. This gives the H100's bits for about 99 % of
-// TF32 outputs and 97 % of half outputs; the others differ in the last place.
+// TF32 outputs and 97 % of half outputs; the others differ in the last place. (nvcc makes a TF32 m16n16k8 of four
+// k = 4 instructions; mma.sync m16n8k8 is one k = 8 instruction with its own rule, tensor_math.h's tf32_dot.)
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -317,7 +318,8 @@ void wmma_mma(const WmmaShape& a_shape, const WmmaShape& b_shape, float* d, cons
 float wmma_float_to_tf32(float f) {  // cvt.rna.tf32.f32
     uint32_t b;
     memcpy(&b, &f, 4);
-    if ((b & 0x7f800000u) != 0x7f800000u) b = (b + 0x1000u) & ~0x1fffu;
+    if ((b & 0x7f800000u) != 0x7f800000u) b += 0x1000u;  // a finite float: half of TF32's last place added
+    b &= ~0x1fffu;                                       // and the bits below it cleared (of a NaN's too)
     memcpy(&f, &b, 4);
     return f;
 }
