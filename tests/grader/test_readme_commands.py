@@ -184,6 +184,7 @@ COMMANDS = {
         "make traffic LAB=6 SPLIT=.. SMS=.. PER_SM=..": Command(
             "handout", run="make traffic M=512 K=4096 N=512 LAB=6 SPLIT=8 SMS=132 PER_SM=2", words=("wave",)),
         "make profile LAB=7 SIZE=4096": Command("gpu"),
+        "make profile LAB=8 SIZE=4096": Command("gpu"),
         "make profile": Command("gpu", run="make profile LAB=3"),
         "make profile LAB=N": Command("gpu", run="make profile LAB=5"),
         "make profile LAB=6 SHAPE=4096x4096x1023": Command("gpu"),

@@ -36,13 +36,13 @@ NCU_METRICS = {
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum": "shared-memory bank conflicts (stores)",
     "gpu__time_duration.sum": "kernel time",
 }
-# Why a compute-bound kernel is not faster: how busy the FMA pipe (lab 7: the tensor pipe) and the issue slots are,
-# and per instruction issued, how many warps were waiting and on what (barrier: __syncthreads; short scoreboard:
+# Why a compute-bound kernel is not faster: how busy the FMA pipe (labs 7 and 8: the tensor pipe) and the issue slots
+# are, and per instruction issued, how many warps were waiting and on what (barrier: __syncthreads; short scoreboard:
 # shared memory; long scoreboard: global memory; MIO throttle: the shared-memory queue full; math pipe throttle: the
 # FMA or tensor pipe busy).
 NCU_WHY_METRICS = {
     "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active": "FMA pipe busy",
-    "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active": "tensor pipe busy (lab 7)",
+    "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active": "tensor pipe busy (labs 7 and 8)",
     "smsp__issue_active.avg.pct_of_peak_sustained_active": "issue slots used",
     "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio": "warps at a barrier, per issue",
     "smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio":
