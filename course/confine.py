@@ -299,9 +299,9 @@ def check_ir(text, source):
                                "it counts the arithmetic your kernels execute" % where(l))
                 break
         for l in body:  # emucc's index checks (-fsanitize=array-bounds) carry !nosanitize; the source's calls do not
-            if "@__cudaemu_index_out_of_bounds(" in l and "!nosanitize" not in l:
-                reasons.append("%s: calling the emulator's index check (__cudaemu_index_out_of_bounds) is not "
-                               "allowed" % where(l))
+            called = re.search(r"@(__cudaemu_index_out_of_bounds|__cudaemu_index_range_check)\(", l)
+            if called and "!nosanitize" not in l:
+                reasons.append("%s: calling the emulator's index check (%s) is not allowed" % (where(l), called.group(1)))
                 break
         stack = {m.group(1) for m in (re.match(r"^\s*(%[-\w.]+)\s*=\s*alloca\b", l) for l in body) if m}
         for l in body:

@@ -42,6 +42,24 @@ std::string index_text(const TypeDescriptor* type, uint64_t value) {
 }  // namespace
 }  // namespace cudaemu
 
+namespace cudaemu {
+namespace {
+
+// One report of an index outside its dimension: `what` names the access and the index that is out ("As[.][.][32]:
+// index 32"), `extent` is the dimension's.
+void report_index(Worker& w, uintptr_t pc, const std::string& what, long extent) {
+    add_diag(w, DiagKind::kOutOfBounds, w.current->linear, pc, 0,
+             what + " outside 0.." + std::to_string(extent - 1) + " at %1, " + thread_name(w, w.current->linear) +
+                 ": the element it reaches may lie inside the array, where a GPU gives no error — fix the index; "
+                 "races and uninitialised reads in this launch are not reported until then, as they may follow "
+                 "from it");
+    auto it = w.diags.find(std::make_tuple(static_cast<int>(DiagKind::kOutOfBounds), pc, uintptr_t(0)));
+    if (it != w.diags.end()) it->second.index_dimension = true;
+}
+
+}  // namespace
+}  // namespace cudaemu
+
 // `shape`: the access as written with % for the index that is out ("As[.][.][%]"), or "" where emucc could not
 // read it from the source (a macro, a header).
 extern "C" void __cudaemu_index_out_of_bounds(const void* data, uint64_t value, const char* shape) {
@@ -59,12 +77,28 @@ extern "C" void __cudaemu_index_out_of_bounds(const void* data, uint64_t value, 
     const std::string what = mark != std::string::npos
                                  ? written + ": index " + index
                                  : "index " + index + " into an array of " + type.substr(1, type.size() - 2);
-    const uintptr_t pc = CUDAEMU_RA;
-    add_diag(*w, DiagKind::kOutOfBounds, w->current->linear, pc, 0,
-             what + " outside 0.." + std::to_string(extent - 1) + " at %1, " + thread_name(*w, w->current->linear) +
-                 ": the element it reaches may lie inside the array, where a GPU gives no error — fix the index; "
-                 "races and uninitialised reads in this launch are not reported until then, as they may follow "
-                 "from it");
-    auto it = w->diags.find(std::make_tuple(static_cast<int>(DiagKind::kOutOfBounds), pc, uintptr_t(0)));
-    if (it != w->diags.end()) it->second.index_dimension = true;
+    report_index(*w, CUDAEMU_RA, what, extent);
+}
+
+// An access `count` elements wide (a float4 read through `&As[s][k][c]`) from the element at `index` of a dimension
+// of `extent` elements (emucc's check_vector_indices): reported where it runs past the dimension, with the elements
+// it spans in place of the index ("As[.][.][30..33]: index 33"). `data` and `shape` are those of the index's check.
+extern "C" void __cudaemu_index_range_check(const void* data, uint64_t index, uint64_t count, uint64_t extent,
+                                            const char* shape) {
+    using namespace cudaemu;
+    if (index + count <= extent || index >= extent + 1) return;  // inside; or past it, which its index check reports
+    Worker* w = tls_worker;
+    if (!w || !w->current) return;
+    const auto* d = static_cast<const OutOfBoundsData*>(data);
+    const std::string type = d->array_type->name;
+    const std::string first = std::to_string(index);
+    const std::string last = std::to_string(index + count - 1);
+    std::string written = shape;
+    const size_t mark = written.find('%');
+    if (mark != std::string::npos) written.replace(mark, 1, first + ".." + last);
+    const std::string what = (mark != std::string::npos ? written
+                                                        : "elements " + first + ".." + last + " of an array of " +
+                                                              type.substr(1, type.size() - 2)) +
+                             " (one access " + std::to_string(count) + " elements wide): index " + last;
+    report_index(*w, CUDAEMU_RA, what, static_cast<long>(extent));
 }

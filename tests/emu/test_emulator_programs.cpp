@@ -101,6 +101,7 @@ const ErrorProgram kErrorPrograms[] = {
     {"error_wmma_oob", "out-of-bounds", cudaErrorIllegalAddress},
     {"error_wmma_race_no_barrier", "race", cudaSuccess},
     {"error_index_outside_dimension", "out-of-bounds", cudaSuccess},
+    {"error_vector_outside_dimension", "out-of-bounds", cudaSuccess},
     {"error_ldmatrix_misaligned", "misaligned", cudaErrorMisalignedAddress},
     {"error_mma_sync_lane_skips", "warp", cudaSuccess},
 };
@@ -174,6 +175,17 @@ TEST_CASE("error programs: the right error names after the launch, and the diagn
     CHECK(!contains(index.err, "cudaemu: race"));
     CHECK(!contains(index.err, "cudaemu: uninitialised"));
     CHECK(!contains(index.err, "__syncthreads"));
+    // a float4 through an element's address, past that element's row: each access with the elements it spans, shared
+    // and a thread's own array, loads and stores; the float4 that ends at its row's end is no error
+    const Run vector = run({program("error_vector_outside_dimension")});
+    for (const char* line : {"27", "28", "29", "35", "36"})
+        CHECK(contains(vector.err,
+                       std::string("error_vector_outside_dimension.cu:") + line + ": cudaemu: out-of-bounds"));
+    CHECK(contains(vector.err, "As[.][28..31] (one access 4 elements wide): index 31 outside 0..29"));
+    CHECK(contains(vector.err, "Bs[.][28..31] (one access 4 elements wide): index 31 outside 0..29"));
+    CHECK(contains(vector.err, "acc[.][4..7] (one access 4 elements wide): index 7 outside 0..5"));
+    CHECK(!contains(vector.err, "error_vector_outside_dimension.cu:25"));
+    CHECK(!contains(vector.err, "cudaemu: race"));
     // a race at a fragment load of shared memory asks about the fragment's pointer, ldm and layout first
     const Run fragment = run({program("error_wmma_race_no_barrier")});
     CHECK(contains(fragment.err,

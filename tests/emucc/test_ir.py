@@ -23,7 +23,7 @@ in that syntax.
 """
 import pytest
 
-from cudaemu_cc.ir import (count_flops, detach_coverage_flags, fuse_device_multiply_adds, index_check_names,
+from cudaemu_cc.ir import (check_vector_indices, count_flops, detach_coverage_flags, fuse_device_multiply_adds, index_check_names,
                            name_index_checks, raise_vector_alignment, rewrite_ir, route_by_alignment,
                            strip_stack_slot_callbacks, vector_alignments)
 
@@ -680,6 +680,103 @@ def test_a_vector_copy_gets_the_vectors_alignment_on_both_sides(version):
     assert copies[-1] == VECTOR_COPY[version].splitlines()[-2]  # a uint3's copy stays as it was
     if version == "llvm16":
         assert "ptr align 8 %dst, ptr align 8 %90, i64 8" in copies[1]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# check_vector_indices: a float4 through an element's address is checked against that element's dimension
+# ---------------------------------------------------------------------------------------------------------------
+# `float4 v = *reinterpret_cast<const float4*>(&As[0][c]);` and `...->w` (line 2) of
+VECTOR_SOURCE = ("__shared__ float As[2][30];\n"
+                 "  float4 v = *reinterpret_cast<const float4*>(&As[0][c]); float w = ...;\n")
+VECTOR_COLUMN = VECTOR_SOURCE.split("\n")[1].index("As[0]") + 1
+# as clang 14 prints it before sroa, with -fsanitize=array-bounds's checks (As[0]'s data alone, not its call)
+VECTOR_INDEXED = {
+    "llvm14": lines(
+        "%struct.float4 = type { float, float, float, float }",
+        '@.src = private unnamed_addr constant [6 x i8] c"t.cpp\\00", align 1',
+        "@1 = private unnamed_addr constant { i16, i16, [6 x i8] } { i16 0, i16 11, [6 x i8] c\"'int'\\00\" }",
+        "@5 = private unnamed_addr constant { i16, i16, [12 x i8] } { i16 -1, i16 0, [12 x i8] c\"'float[30]'\\00\" }",
+        "@9 = private unnamed_addr global { { [6 x i8]*, i32, i32 }, { i16, i16, [12 x i8] }*, { i16, i16, [6 x i8] }* } "
+        "{ { [6 x i8]*, i32, i32 } { [6 x i8]* @.src, i32 2, i32 %d }, { i16, i16, [12 x i8] }* @5, " % VECTOR_COLUMN +
+        "{ i16, i16, [6 x i8] }* @1 }",
+        "@6 = private unnamed_addr constant { i16, i16, [15 x i8] } { i16 -1, i16 0, [15 x i8] c\"'float[2][30]'\\00\" }",
+        "@7 = private unnamed_addr global { { [6 x i8]*, i32, i32 }, { i16, i16, [15 x i8] }*, { i16, i16, [6 x i8] }* } "
+        "{ { [6 x i8]*, i32, i32 } { [6 x i8]* @.src, i32 2, i32 %d }, { i16, i16, [15 x i8] }* @6, " % VECTOR_COLUMN +
+        "{ i16, i16, [6 x i8] }* @1 }",
+        "define void @k(i32 %c, i64 %other) {",
+        "  %11 = alloca %struct.float4, align 16",
+        "  %89 = zext i32 %c to i64, !nosanitize !1",
+        "  call void @__ubsan_handle_out_of_bounds(i8* bitcast ({ { [6 x i8]*, i32, i32 }, { i16, i16, [12 x i8] }*, "
+        "{ i16, i16, [6 x i8] }* }* @9 to i8*), i64 %89) #16, !dbg !5, !nosanitize !1",
+        "  %91 = sext i32 %c to i64, !dbg !5",
+        "  %92 = getelementptr inbounds [30 x float], [30 x float]* getelementptr inbounds ([2 x [30 x float]], "
+        "[2 x [30 x float]]* @As, i64 0, i64 0), i64 0, i64 %91, !dbg !5",
+        "  %93 = bitcast float* %92 to %struct.float4*, !dbg !6",
+        "  %94 = bitcast %struct.float4* %11 to i8*, !dbg !6",
+        "  %95 = bitcast %struct.float4* %93 to i8*, !dbg !6",
+        "  call void @llvm.memcpy.p0i8.p0i8.i64(i8* align 16 %94, i8* align 4 %95, i64 16, i1 false), !dbg !6",
+        "  %96 = getelementptr inbounds %struct.float4, %struct.float4* %93, i32 0, i32 3, !dbg !7",
+        "  %97 = load float, float* %96, align 4, !dbg !7",
+        "  %98 = getelementptr inbounds %struct.float4, %struct.float4* %93, i32 0, i32 0, !dbg !8",
+        "  %99 = load float, float* %98, align 4, !dbg !8",
+        "  %100 = load float, float* %92, align 4, !dbg !8",
+        "  %101 = getelementptr inbounds [30 x float], [30 x float]* @Bs, i64 0, i64 %other",
+        "  %102 = bitcast float* %101 to %struct.float4*",
+        "  %103 = getelementptr inbounds %struct.float4, %struct.float4* %102, i32 0, i32 3",
+        "  %104 = load float, float* %103, align 4",
+        "  ret void",
+        "}",
+        "declare void @__ubsan_handle_out_of_bounds(i8*, i64) #2"),
+    # the same in LLVM 16's opaque pointers (hand-written), with a vector store
+    "llvm16": lines(
+        "%struct.float4 = type { float, float, float, float }",
+        '@.src = private unnamed_addr constant [6 x i8] c"t.cpp\\00", align 1',
+        "@1 = private unnamed_addr constant { i16, i16, [6 x i8] } { i16 0, i16 11, [6 x i8] c\"'int'\\00\" }",
+        "@5 = private unnamed_addr constant { i16, i16, [12 x i8] } { i16 -1, i16 0, [12 x i8] c\"'float[30]'\\00\" }",
+        "@9 = private unnamed_addr global { { ptr, i32, i32 }, ptr, ptr } { { ptr, i32, i32 } { ptr @.src, i32 2, "
+        "i32 %d }, ptr @5, ptr @1 }" % VECTOR_COLUMN,
+        "@6 = private unnamed_addr constant { i16, i16, [15 x i8] } { i16 -1, i16 0, [15 x i8] c\"'float[2][30]'\\00\" }",
+        "@7 = private unnamed_addr global { { ptr, i32, i32 }, ptr, ptr } { { ptr, i32, i32 } { ptr @.src, i32 2, "
+        "i32 %d }, ptr @6, ptr @1 }" % VECTOR_COLUMN,
+        "define void @k(i32 %c, i64 %other) {",
+        "  %11 = alloca %struct.float4, align 16",
+        "  %89 = zext i32 %c to i64, !nosanitize !1",
+        "  call void @__ubsan_handle_out_of_bounds(ptr @9, i64 %89) #16, !dbg !5, !nosanitize !1",
+        "  %91 = sext i32 %c to i64, !dbg !5",
+        "  %92 = getelementptr inbounds [30 x float], ptr @As, i64 0, i64 %91, !dbg !5",
+        "  call void @llvm.memcpy.p0.p0.i64(ptr align 16 %11, ptr align 4 %92, i64 16, i1 false), !dbg !6",
+        "  %96 = getelementptr inbounds %struct.float4, ptr %92, i32 0, i32 3, !dbg !7",
+        "  %97 = load float, ptr %96, align 4, !dbg !7",
+        "  store <2 x float> %v, ptr %92, align 8, !dbg !8",
+        "  %100 = load float, ptr %92, align 4, !dbg !8",
+        "  %101 = getelementptr inbounds [30 x float], ptr @Bs, i64 0, i64 %other",
+        "  %103 = getelementptr inbounds %struct.float4, ptr %101, i32 0, i32 3",
+        "  %104 = load float, ptr %103, align 4",
+        "  ret void",
+        "}",
+        "declare void @__ubsan_handle_out_of_bounds(ptr, i64) #2")}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_an_access_wider_than_its_element_is_checked_against_the_elements_dimension(version):
+    out = check_vector_indices(VECTOR_INDEXED[version]).splitlines()
+    data = "i8* bitcast ({ { [6 x i8]*, i32, i32 }, { i16, i16, [12 x i8] }*, { i16, i16, [6 x i8] }* }* @9 to i8*)" \
+        if version == "llvm14" else "ptr @9"
+    checks = [(i, line) for i, line in enumerate(out) if "@__cudaemu_index_range_check(" in line and "call" in line]
+    # the float4 copy and its .w span 4 elements; LLVM 16's float2 store 2; .x and the float itself are one element;
+    # the float4 through Bs's element has no index check to name it (its index is not the one checked)
+    widths = [("4", "!dbg !6"), ("4", "!dbg !7")] + ([("2", "!dbg !8")] if version == "llvm16" else [])
+    assert [line for _, line in checks] == [
+        "  call void @__cudaemu_index_range_check(%s, i64 %%91, i64 %s, i64 30), %s, !nosanitize !1" % (data, count, dbg)
+        for count, dbg in widths]
+    for i, _ in checks:  # each right before its access
+        assert "@llvm.memcpy" in out[i + 1] or "load float, " in out[i + 1] or "store <2 x float>" in out[i + 1]
+    pointer = "ptr" if version == "llvm16" else "i8*"
+    assert out[-1] == "declare void @__cudaemu_index_range_check(%s, i64, i64, i64)" % pointer
+    named = name_index_checks("\n".join(out) + "\n", "t.cpp", VECTOR_SOURCE)
+    assert "i64 %91, i64 4, i64 30, " in named and '[9 x i8] c"As[.][%]\\00"' in named
+    assert "declare void @__cudaemu_index_range_check(%s, i64, i64, i64, %s)" % (pointer, pointer) in named
+    assert check_vector_indices(lines("define void @f() {", "}")) == lines("define void @f() {", "}")
 
 
 def test_vector_alignments_come_from_the_headers():

@@ -10,8 +10,8 @@ import tempfile
 
 from . import identity
 from .errors import Error
-from .ir import (count_flops, detach_coverage_flags, fuse_device_multiply_adds, name_index_checks,
-                 raise_vector_alignment, rewrite_ir, route_by_alignment, strip_stack_slot_callbacks)
+from .ir import (check_vector_indices, count_flops, detach_coverage_flags, fuse_device_multiply_adds,
+                 name_index_checks, raise_vector_alignment, rewrite_ir, route_by_alignment, strip_stack_slot_callbacks)
 from .launches import template_kernels
 from .source import rewrite_source
 from .toolchain import clang_major, compiler_identity, find_clang, find_tool, have_boost_context, run
@@ -105,9 +105,10 @@ class Build:
                 shutil.copyfile(ll, self.emit_ir)
             run([self.clang, self.opt_level, "-Wno-override-module", "-c", ll, "-o", obj], "optimise")
             return
-        # vector copies aligned as their type before sroa splits them (ir.raise_vector_alignment)
+        # vector copies aligned as their type before sroa splits them (ir.raise_vector_alignment), and checked
+        # against the dimension of the element they start at (ir.check_vector_indices)
         with open(front) as f:
-            ir = raise_vector_alignment(f.read())
+            ir = check_vector_indices(raise_vector_alignment(f.read()))
         with open(front, "w") as f:
             f.write(ir)
         if self.opt:

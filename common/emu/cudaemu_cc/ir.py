@@ -289,7 +289,8 @@ UBSAN_DATA = re.compile(r"^(@[-\w.$]+) = private unnamed_addr global \{ \{ (?:pt
                         r"\{ (?:ptr|\[\d+ x i8\]\*) (@[-\w.$]+), i32 (\d+), i32 (\d+) \}, [^@]*(@[-\w.$]+)", re.M)
 UBSAN_STRING = re.compile(r'^(@[-\w.$]+) = private unnamed_addr constant (?:\{ i16, i16, \[\d+ x i8\] \} '
                           r'\{ i16 -?\d+, i16 \d+, )?\[\d+ x i8\] c"((?:[^"\\]|\\[0-9A-Fa-f]{2})*)\\00"', re.M)
-UBSAN_CALL = re.compile(r"@__ubsan_handle_out_of_bounds\((.*), (i64 [^,()]+)\)")
+UBSAN_CALL = re.compile(r"@(__ubsan_handle_out_of_bounds)\((.*), (i64 [^,()]+)\)|"
+                        r"@(__cudaemu_index_range_check)\((.*), (i64 [^,()]+, i64 \d+, i64 \d+)\)")
 ACCESSED_NAME = re.compile(r"[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*)*")
 
 
@@ -340,27 +341,32 @@ def index_check_names(ir, source_name, source):
 
 
 def name_index_checks(ir, source_name, source):
-    """Each __ubsan_handle_out_of_bounds call -> __cudaemu_index_out_of_bounds(data, index, "As[.][%][.]")."""
+    """Each __ubsan_handle_out_of_bounds call -> __cudaemu_index_out_of_bounds(data, index, "As[.][%][.]"); each
+    __cudaemu_index_range_check call (check_vector_indices) gets the same name as its last argument."""
     if "@__ubsan_handle_out_of_bounds" not in ir:
         return ir
     names = index_check_names(ir, source_name, source)
     opaque = "declare void @__ubsan_handle_out_of_bounds(ptr" in ir
+    pointer_type = "ptr" if opaque else "i8*"
     constants = {}
     out = []
     for line in ir.splitlines(keepends=True):
         if line.startswith("declare void @__ubsan_handle_out_of_bounds("):
-            line = "declare void @__cudaemu_index_out_of_bounds(%s, i64, %s)\n" % (("ptr",) * 2 if opaque else
-                                                                                  ("i8*",) * 2)
-        elif "@__ubsan_handle_out_of_bounds(" in line:
+            line = "declare void @__cudaemu_index_out_of_bounds(%s, i64, %s)\n" % (pointer_type, pointer_type)
+        elif line.startswith("declare void @__cudaemu_index_range_check("):
+            line = "declare void @__cudaemu_index_range_check(%s, i64, i64, i64, %s)\n" % (pointer_type, pointer_type)
+        elif "@__ubsan_handle_out_of_bounds(" in line or "@__cudaemu_index_range_check(" in line:
             m = UBSAN_CALL.search(line)
-            data = re.findall(r"@[-\w.$]+", m.group(1))[-1]
+            callee, arguments, rest = m.group(1, 2, 3) if m.group(1) else m.group(4, 5, 6)
+            data = re.findall(r"@[-\w.$]+", arguments)[-1]
             text = names.get(data, "")
             constant = constants.setdefault(text, ("@__cudaemu_index_name.%d" % len(constants), text))[0]
             size = len(text.encode()) + 1
             pointer = "ptr " + constant if opaque else \
                 "i8* getelementptr inbounds ([%d x i8], [%d x i8]* %s, i64 0, i64 0)" % (size, size, constant)
-            line = line[:m.start()] + "@__cudaemu_index_out_of_bounds(%s, %s, %s)" % (
-                m.group(1), m.group(2), pointer) + line[m.end():]
+            if callee == "__ubsan_handle_out_of_bounds":
+                callee = "__cudaemu_index_out_of_bounds"
+            line = line[:m.start()] + "@%s(%s, %s, %s)" % (callee, arguments, rest, pointer) + line[m.end():]
         out.append(line)
     out += ['%s = private unnamed_addr constant [%d x i8] c"%s\\00"\n' % (name, len(text.encode()) + 1, text)
             for name, text in constants.values()]
@@ -415,4 +421,116 @@ def raise_vector_alignment(ir, aligned=None):
                                                                              o.group(3)), c.group(1))
                     line = line[:c.start(1)] + operands + line[c.end(1):]
         out.append(line)
+    return "".join(out)
+
+
+# A vector access through an element's address, `*reinterpret_cast<const float4*>(&As[s][k][c])`, reads As[s][k][c]
+# and the elements after it: the index checks above see only the subscript c (and `&As[s][k][BM]` is a legal
+# address), so a float4 read at c = BM - 2 would run into the next row unreported. Each access wider than the
+# element (a vector copy, a vector's field) through the address of an array element gets a call before it that
+# checks the elements it spans against that subscript's dimension: __cudaemu_index_range_check(data, index, count,
+# extent), with the data of the index check that guards the subscript (name_index_checks then adds its name).
+# Only addresses formed in the same expression are followed; a pointer kept in a variable goes unchecked.
+SCALAR_SIZES = {"i8": 1, "i16": 2, "half": 2, "bfloat": 2, "i32": 4, "float": 4, "i64": 8, "double": 8}
+SCALAR_TYPE = r"(?:i8|i16|half|bfloat|i32|float|i64|double)"
+UBSAN_CHECK = re.compile(r"call void @__ubsan_handle_out_of_bounds\((.*), i64 ([^,()]+)\)")
+WIDENED = re.compile(r"^\s*(%[-\w.$]+) = (?:sext|zext) i\d+ ([^ ]+) to i64\b")
+ELEMENT_ADDRESS = re.compile(r"^\s*(%[-\w.$]+) = getelementptr inbounds \[(\d+) x (" + SCALAR_TYPE + r")\], .*, "
+                             r"i64 0, i64 (%[-\w.$]+|-?\d+)$")
+SAME_ADDRESS = re.compile(r"^\s*(%[-\w.$]+) = bitcast [^ ]+\* (%[-\w.$]+) to [^,]*$")
+FIELD_ADDRESS = re.compile(r"^\s*(%[-\w.$]+) = getelementptr inbounds %struct\.(\w+), (?:ptr|%struct\.\w+\*) "
+                           r"(%[-\w.$]+), i(?:32|64) 0, i32 (\d+)$")
+STRUCT_TYPE = re.compile(r"^%struct\.(\w+) = type \{ ([^{}]*) \}$", re.M)
+LOADED = re.compile(r"^\s*(?:%[-\w.$]+ = )?load (?:volatile )?(<(\d+) x )?(" + SCALAR_TYPE + r")>?, [^%]*(%[-\w.$]+)")
+STORED = re.compile(r"^\s*store (?:volatile )?(<(\d+) x )?(" + SCALAR_TYPE + r")>? [^,]+, [^%]*(%[-\w.$]+)")
+COPIED = re.compile(r"@llvm\.mem(?:cpy|move|set)\.[\w.]+\((.*), i64 (\d+), i1 (?:false|true)\)")
+COPY_POINTER = re.compile(r"(?:i8\*|ptr) (?:noalias )?(?:nocapture )?(?:writeonly |readonly )?(?:align \d+ )?"
+                          r"(%[-\w.$]+)")
+
+
+def index_check_extents(ir):
+    """{data global: the extent of the dimension its check guards} for the array-bounds checks of the module."""
+    strings = {m.group(1): m.group(2) for m in UBSAN_STRING.finditer(ir)}
+    extents = {}
+    for m in UBSAN_DATA.finditer(ir):
+        dims = re.search(r"\[(\d+)\]", strings.get(m.group(5), ""))
+        if dims:
+            extents[m.group(1)] = int(dims.group(1))
+    return extents
+
+
+def uniform_structs(ir):
+    """{'float4': 'float', ...}: the structures whose fields are all one scalar type."""
+    structs = {}
+    for m in STRUCT_TYPE.finditer(ir):
+        fields = {f.strip() for f in m.group(2).split(",")}
+        if len(fields) == 1 and next(iter(fields)) in SCALAR_SIZES:
+            structs[m.group(1)] = fields.pop()
+    return structs
+
+
+def check_vector_indices(ir):
+    """A __cudaemu_index_range_check call before each access wider than its element through an array element's
+    address (LLVM IR before sroa, with -fsanitize=array-bounds's checks)."""
+    if "@__ubsan_handle_out_of_bounds(" not in ir:
+        return ir
+    extents, structs = index_check_extents(ir), uniform_structs(ir)
+    opaque = "declare void @__ubsan_handle_out_of_bounds(ptr" in ir
+    out, checked = [], False
+    roots, addresses, last_check = {}, {}, None
+    for line in ir.splitlines(keepends=True):
+        text = line.rstrip("\n").split(", !")[0]
+        if line.startswith("define "):
+            roots, addresses, last_check = {}, {}, None
+        if "@__ubsan_handle_out_of_bounds(" in text:
+            m = UBSAN_CHECK.search(text)
+            if m:
+                data = re.findall(r"@[-\w.$]+", m.group(1))[-1]
+                mark = re.search(r", (!nosanitize ![0-9]+)", line)  # course/confine.py tells emucc's calls by it
+                last_check = (m.group(1), extents.get(data), roots.get(m.group(2), m.group(2)),
+                              ", " + mark.group(1) if mark else "")
+            out.append(line)
+            continue
+        m = WIDENED.match(text)
+        if m:
+            roots[m.group(1)] = roots.get(m.group(2), m.group(2))
+        m = ELEMENT_ADDRESS.match(text)
+        if m:
+            extent, index = int(m.group(2)), m.group(4)
+            if last_check and last_check[1] == extent and last_check[2] == roots.get(index, index):
+                # (data, index, extent, the element's size, the byte offset from the element, !nosanitize)
+                addresses[m.group(1)] = (last_check[0], index, extent, SCALAR_SIZES[m.group(3)], 0, last_check[3])
+            last_check = None
+            out.append(line)
+            continue
+        m = SAME_ADDRESS.match(text)
+        if m and m.group(2) in addresses:
+            addresses[m.group(1)] = addresses[m.group(2)]
+        m = FIELD_ADDRESS.match(text)
+        if m and m.group(3) in addresses and m.group(2) in structs:
+            data, index, extent, size, offset, mark = addresses[m.group(3)]
+            addresses[m.group(1)] = (data, index, extent, size,
+                                     offset + int(m.group(4)) * SCALAR_SIZES[structs[m.group(2)]], mark)
+        accesses = []  # (pointer, bytes)
+        m = LOADED.match(text) or STORED.match(text)
+        if m:
+            accesses.append((m.group(4), int(m.group(2) or 1) * SCALAR_SIZES[m.group(3)]))
+        elif "@llvm.mem" in text:
+            c = COPIED.search(text)
+            if c:
+                accesses += [(p, int(c.group(2))) for p in COPY_POINTER.findall(c.group(1))]
+        for pointer, size in accesses:
+            if pointer not in addresses:
+                continue
+            data, index, extent, element, offset, mark = addresses[pointer]
+            if offset + size <= element:
+                continue  # within the element: its own index check covers it
+            count = (offset + size + element - 1) // element
+            dbg = re.search(r", (!dbg ![0-9]+)", line)
+            out.append("  call void @__cudaemu_index_range_check(%s, i64 %s, i64 %d, i64 %d)%s%s\n" % (
+                data, index, count, extent, ", " + dbg.group(1) if dbg else "", mark))
+            checked = True
+        out.append(line)
+    if checked:
+        out.append("declare void @__cudaemu_index_range_check(%s, i64, i64, i64)\n" % ("ptr" if opaque else "i8*"))
     return "".join(out)
