@@ -57,7 +57,11 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 // the same barrier (e.g. the tile loads against the multiply loop, for 'As' and for 'Bs') is one mistake, and the
 // fix is one barrier. Where it goes follows from the order in which a thread leaving that barrier meets the lines:
 // going down the source from the barrier, and round to the top of the loop past the last line. A barrier after the
-// latest first-met line of every pair and before the earliest second-met one separates them all.
+// latest first-met line of every pair and before the earliest second-met one separates them all. The lines are
+// those of the function that holds both accesses and the barrier (common_function_lines): where an access is in a
+// helper the compiler inlined, the line of the helper's call. Where that function or the order is not known (an
+// access in a function that was not inlined, a copy or fragment known only by its file and line, a barrier above
+// the loop), the advice names no place.
 // A race or an uninitialised read where one side is a warp matrix load or store of shared memory: the fragment's
 // pointer, ldm or layout may be wrong and reach other rows (a wrong ldm, a transposed pointer, col_major for a
 // row-major tile), which no barrier and no load fixes. Those come first; the advice of `text` (" — is a ..." or
@@ -73,32 +77,93 @@ std::string fragment_first(const std::string& text, const std::string& call, uin
     return text.substr(0, at) + check + " If they are: " + rest;
 }
 
+// Where two accesses are, as lines of the one function that holds both: the frames of their locations agree from
+// the compiled function down to that function, the calls before it made at the same lines. Where an access is in
+// a function called (and inlined) from there, its line there is the call's. `context`: those frames, the last one
+// the common function's; `a_line`, `b_line`: the two lines in it. False where no such function is known: an
+// access in a function that was not inlined (its callers are unknown), or in another file.
+bool common_function_lines(const SourceLocation& a, const SourceLocation& b, std::vector<Frame>& context, int& a_line,
+                           int& b_line) {
+    const std::vector<Frame>&fa = a.frames, &fb = b.frames;
+    if (fa.empty() || fb.empty() || fa[0].function != fb[0].function || fa[0].function.empty()) return false;
+    size_t d = 0;
+    while (d + 1 < fa.size() && d + 1 < fb.size() && fa[d].line == fb[d].line && fa[d].file == fb[d].file &&
+           fa[d + 1].function == fb[d + 1].function)
+        ++d;
+    if (fa[d].file != fb[d].file || !fa[d].line || !fb[d].line) return false;
+    context.assign(fa.begin(), fa.begin() + static_cast<long>(d) + 1);
+    a_line = fa[d].line, b_line = fb[d].line;
+    return true;
+}
+
+// Whether `l` is in the function `context` ends with, reached through the same calls; its line there if so.
+int line_in(const std::vector<Frame>& context, const SourceLocation& l) {
+    if (l.frames.size() < context.size()) return 0;
+    for (size_t i = 0; i < context.size(); ++i) {
+        const Frame &c = context[i], &f = l.frames[i];
+        if (f.function != c.function || f.file != c.file || (i + 1 < context.size() && f.line != c.line)) return 0;
+    }
+    return l.frames[context.size() - 1].line;
+}
+
 std::string worded_races(const std::vector<const RawDiag*>& group, uint64_t count, bool cross_warp) {
     const RawDiag& rep = *group.front();
     const SourceLocation at = location_of(rep.pc1), barrier = location_of(rep.barrier_pc);
     auto line_text = [&](const SourceLocation& l) {
         return l.file == at.file && l.line ? ":" + std::to_string(l.line) : l.text();
     };
-    const bool after_barrier = rep.barrier_pc && barrier.line && barrier.file == at.file;
-    auto key = [&](int line) { return after_barrier && line <= barrier.line ? line + (1 << 24) : line; };
-    std::vector<std::string> variables;
+    // every pair's lines in one function, the same for all (common_function_lines)
+    std::vector<Frame> context;
     std::vector<int> lines;
     bool comparable = true;
-    int first_met = 0, second_met = 0;  // the cut: after first_met, before second_met
+    std::vector<std::pair<int, int>> pairs;  // (the line of pc2, of pc1) in it
+    std::map<int, int> reaches;              // a line of a call there -> the line of an access it leads to
     for (const RawDiag* d : group) {
-        if (std::find(variables.begin(), variables.end(), d->variable) == variables.end())
-            variables.push_back(d->variable);
         const SourceLocation a = location_of(d->pc2), b = location_of(d->pc1);
-        if (a.file != at.file || b.file != at.file || !a.line || !b.line) {
+        std::vector<Frame> c;
+        int la = 0, lb = 0;
+        if (!common_function_lines(a, b, c, la, lb)) {
             comparable = false;
             continue;
         }
-        for (int l : {a.line, b.line})
-            if (std::find(lines.begin(), lines.end(), l) == lines.end()) lines.push_back(l);
-        const int lo = key(a.line) <= key(b.line) ? a.line : b.line, hi = lo == a.line ? b.line : a.line;
+        if (context.empty()) context = c;
+        if (line_in(context, a) != la || line_in(context, b) != lb) {
+            comparable = false;
+            continue;
+        }
+        if (a.file == at.file && b.file == at.file)  // the lines that race, as the summary names them
+            for (int l : {a.line, b.line})
+                if (std::find(lines.begin(), lines.end(), l) == lines.end()) lines.push_back(l);
+        if (a.frames.size() > context.size()) reaches.emplace(la, a.line);
+        if (b.frames.size() > context.size()) reaches.emplace(lb, b.line);
+        pairs.push_back({la, lb});
+    }
+    const int barrier_line = context.empty() || !rep.barrier_pc ? 0 : line_in(context, barrier);
+    const bool after_barrier = barrier_line > 0;
+    // Going down from the barrier and round the loop is the order the thread meets the lines in only where the
+    // barrier is in that loop, below some of them. Below none (a barrier before the loop, or in another function),
+    // the two accesses may be passes of a loop apart, and no place between them is known to order them.
+    if (rep.barrier_pc && !std::any_of(pairs.begin(), pairs.end(), [&](const std::pair<int, int>& p) {
+            return after_barrier && std::min(p.first, p.second) <= barrier_line;
+        }))
+        comparable = false;
+    auto key = [&](int line) { return after_barrier && line <= barrier_line ? line + (1 << 24) : line; };
+    std::vector<std::string> variables;
+    int first_met = 0, second_met = 0;  // the cut: after first_met, before second_met
+    for (const RawDiag* d : group)
+        if (std::find(variables.begin(), variables.end(), d->variable) == variables.end())
+            variables.push_back(d->variable);
+    for (const auto& [al, bl] : pairs) {
+        const int lo = key(al) <= key(bl) ? al : bl, hi = lo == al ? bl : al;
         if (!first_met || key(lo) > key(first_met)) first_met = lo;
         if (!second_met || key(hi) < key(second_met)) second_met = hi;
     }
+    // a line of the common function that calls the access: say so, as the access's own line is elsewhere
+    auto place = [&](int line) {
+        const auto it = reaches.find(line);
+        return ":" + std::to_string(line) +
+               (it == reaches.end() ? "" : " (the call that reaches :" + std::to_string(it->second) + ")");
+    };
     for (const RawDiag* d : group) cross_warp = cross_warp || d->cross_warp;
     // threads of two warps: only a __syncthreads() orders them; lanes of one warp: the thread's own wording stays
     const std::string barrier_name = cross_warp ? "__syncthreads()" : "__syncthreads() or __syncwarp()";
@@ -108,7 +173,8 @@ std::string worded_races(const std::vector<const RawDiag*>& group, uint64_t coun
         text = text.substr(0, cut) + " with no __syncthreads() between them";
     else
         text = text.substr(0, text.find(" — is a __syncthreads() missing"));
-    text += after_barrier ? " since the barrier at " + line_text(barrier) : " since the block began";
+    const bool barrier_in_file = rep.barrier_pc && barrier.line && barrier.file == at.file;
+    text += barrier_in_file ? " since the barrier at " + line_text(barrier) : " since the block began";
     std::sort(lines.begin(), lines.end());
     if (group.size() > 1) {
         std::string others;
@@ -124,11 +190,10 @@ std::string worded_races(const std::vector<const RawDiag*>& group, uint64_t coun
     const std::string missing = " — is a " + barrier_name + " missing?";
     if (!comparable || !first_met) return text + missing;
     if (first_met == second_met)
-        return text + ". A " + barrier_name + " after :" + std::to_string(first_met) +
+        return text + ". A " + barrier_name + " after " + place(first_met) +
                " orders one pass over that line before the next: at the end of the loop body, or inside it";
     if (key(first_met) >= key(second_met)) return text + missing;
-    text += ". A " + barrier_name + " after :" + std::to_string(first_met) +
-            " and before :" + std::to_string(second_met) + " orders them";
+    text += ". A " + barrier_name + " after " + place(first_met) + " and before " + place(second_met) + " orders them";
     if (second_met < first_met)
         text += ": at the end of the loop body, before the loop comes back to :" + std::to_string(second_met);
     return text;

@@ -60,7 +60,8 @@ void symbolize(std::vector<uintptr_t> pcs) {
     if (by_module.empty()) return;  // all cached: a barrier whose call the compiler duplicated asks again and again
     const std::string prefix = cwd_prefix();
     for (auto& [module, list] : by_module) {
-        std::string cmd = "addr2line -e '" + module + "'";
+        // -a: each address first, then -f -i: the function and file:line of each frame, the innermost first
+        std::string cmd = "addr2line -a -f -i -e '" + module + "'";
         for (auto& [pc, off] : list) {
             char hex[32];
             snprintf(hex, sizeof hex, " 0x%lx", static_cast<unsigned long>(off));
@@ -69,23 +70,36 @@ void symbolize(std::vector<uintptr_t> pcs) {
         cmd += " 2>/dev/null";
         FILE* f = popen(cmd.c_str(), "r");
         if (!f) continue;
+        std::vector<std::string> out;
         char line[4096];
-        for (auto& [pc, off] : list) {
-            if (!fgets(line, sizeof line, f)) break;
+        while (fgets(line, sizeof line, f)) {
             std::string s(line);
             while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-            size_t disc = s.find(" (discriminator");
-            if (disc != std::string::npos) s.resize(disc);
-            size_t colon = s.rfind(':');
+            out.push_back(s);
+        }
+        size_t at = 0;
+        for (auto& [pc, off] : list) {
+            if (at >= out.size() || out[at].compare(0, 2, "0x") != 0) break;
             SourceLocation loc;
-            if (colon != std::string::npos) {
-                loc.file = s.substr(0, colon);
-                loc.line = atoi(s.c_str() + colon + 1);
+            for (++at; at + 1 < out.size() && out[at].compare(0, 2, "0x") != 0; at += 2) {
+                std::string s = out[at + 1];
+                size_t disc = s.find(" (discriminator");
+                if (disc != std::string::npos) s.resize(disc);
+                size_t colon = s.rfind(':');
+                Frame frame;
+                frame.function = out[at] == "??" ? "" : out[at];
+                if (colon != std::string::npos) {
+                    frame.file = s.substr(0, colon);
+                    frame.line = atoi(s.c_str() + colon + 1);
+                }
+                if (frame.file == "??") frame.file.clear();
+                if (!prefix.empty() && frame.file.compare(0, prefix.size(), prefix) == 0)
+                    frame.file = frame.file.substr(prefix.size());
+                if (frame.file.compare(0, 2, "./") == 0) frame.file = frame.file.substr(2);
+                loc.frames.insert(loc.frames.begin(), frame);
             }
-            if (loc.file == "??") loc.file.clear();
-            if (!prefix.empty() && loc.file.compare(0, prefix.size(), prefix) == 0)
-                loc.file = loc.file.substr(prefix.size());
-            if (loc.file.compare(0, 2, "./") == 0) loc.file = loc.file.substr(2);
+            if (!loc.frames.empty()) loc.file = loc.frames.back().file, loc.line = loc.frames.back().line;
+            if (!loc.line) loc.frames.clear();
             g_symbols[pc] = loc;
         }
         pclose(f);

@@ -1,4 +1,5 @@
-// symbols.h — source locations: return addresses turned into file:line (through addr2line, cached), and the
+// symbols.h — source locations: return addresses turned into file:line and the calls inlined there (through
+// addr2line, cached), and the
 // names of __shared__ variables (TLS symbols of the executable). Defined in symbols.cpp.
 #pragma once
 #include <cstdint>
@@ -7,9 +8,19 @@
 
 namespace cudaemu {
 
+// One function's part of a location: the line in `function` (mangled) that is executing, or that calls the next.
+struct Frame {
+    std::string function, file;
+    int line = 0;
+};
+
 struct SourceLocation {
     std::string file;
     int line = 0;
+    // The functions inlined at this address, from the compiled function (first) to the one whose line this is
+    // (last, with file and line as above): `store_tile` inlined into the kernel gives the kernel's line of the call,
+    // then store_tile's line. One frame where nothing was inlined; none where the address has no line.
+    std::vector<Frame> frames;
     std::string text() const { return line ? file + ":" + std::to_string(line) : (file.empty() ? "?" : file); }
 };
 

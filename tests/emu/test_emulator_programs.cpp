@@ -79,6 +79,7 @@ const ErrorProgram kErrorPrograms[] = {
     {"error_barrier_early_exit", "barrier", cudaErrorLaunchFailure},
     {"error_barrier_two_sites", "barrier", cudaErrorLaunchFailure},
     {"error_race_missing_barrier", "race", cudaSuccess},
+    {"error_race_in_helper", "race", cudaSuccess},
     {"error_uninitialised_shared", "uninitialised", cudaSuccess},
     {"error_misaligned_float4", "misaligned", cudaErrorMisalignedAddress},
     {"error_warp_exited_lane", "warp", cudaSuccess},
@@ -186,6 +187,11 @@ TEST_CASE("error programs: the right error names after the launch, and the diagn
     CHECK(contains(vector.err, "acc[.][4..7] (one access 4 elements wide): index 7 outside 0..5"));
     CHECK(!contains(vector.err, "error_vector_outside_dimension.cu:25"));
     CHECK(!contains(vector.err, "cudaemu: race"));
+    // a race whose write is in a helper function: the barrier's place is named in the loop that calls it, between
+    // the read and the call, never at the helper's own line
+    const Run helper = run({program("error_race_in_helper")});
+    CHECK(contains(helper.err, "between tests/emu/programs/error_race_in_helper.cu:25 and :15"));
+    CHECK(contains(helper.err, "A __syncthreads() after :25 and before :27 (the call that reaches :15) orders them"));
     // a race at a fragment load of shared memory asks about the fragment's pointer, ldm and layout first
     const Run fragment = run({program("error_wmma_race_no_barrier")});
     CHECK(contains(fragment.err,
