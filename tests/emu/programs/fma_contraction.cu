@@ -1,0 +1,96 @@
+// Which multiply-adds of a longer expression become fused multiply-adds, and in which order: nvcc (-fmad=true)
+// contracts fadd(a*b, c*d) into fma(a, b, c*d), the left multiply (of two with one use each), fadd(x, y*z) and
+// fadd(y*z, x) into fma(y, z, x), a - b*c into fma(-b, c, a), and each operand before the sum that uses it: a chain
+// a*b + c*d + e*f is fma(e, f, fma(a, b, c*d)). The inputs make every other order give other bits: with
+// u = 1 + 2^-12, u*u needs 25 bits, so fma(u, u, -(1 + 2^-11)) is 2^-24 and the rounded u*u minus 1 + 2^-11 is 0.
+// Each expression's result is printed with %a and checked against the same order computed on the host with fmaf.
+// Every expression reads operands of its own (GROUP floats each): a product that two statements share would be
+// computed once, and nvcc then fuses the multiply with fewer uses first.
+// The last two lines print which way the device went, without a verdict: a multiply and an add in two statements,
+// and a loop-invariant multiply added in a loop (which an optimiser may compute once, before the loop, apart from
+// the add).
+//
+// Build: nvcc -arch=sm_90 -o fma_contraction tests/emu/programs/fma_contraction.cu
+
+#include <cmath>
+
+#include "program.h"
+
+constexpr int GROUP = 10;   // floats of x per expression
+constexpr int GROUPS = 10;  // expressions
+constexpr int LOOP = 4;     // passes of the loop, a kernel argument so that the loop stays one
+
+__global__ void contraction_kernel(const float* x, float* out, float s, float t, int loop) {
+    const float* q = x;
+    out[0] = q[0] * q[1] + q[2] * q[3];  // fma(q0, q1, q2*q3): the left multiply
+    q += GROUP;
+    out[1] = q[0] * q[1] + q[2] * q[3];  // the same, its products the other way round
+    q += GROUP;
+    out[2] = q[0] * q[1] + q[2] * q[3] + q[4];  // fma(q0, q1, q2*q3) + q4
+    q += GROUP;
+    out[3] = q[0] + q[1] * q[2];  // fma(q1, q2, q0)
+    q += GROUP;
+    out[4] = q[0] * q[1] - q[2] * q[3];  // fma(q0, q1, -(q2*q3))
+    q += GROUP;
+    out[5] = q[0] * q[1] - q[2];  // fma(q0, q1, -q2)
+    q += GROUP;
+    out[6] = q[0] - q[1] * q[2];  // fma(-q1, q2, q0)
+    q += GROUP;
+    out[7] = q[0] * q[1] + q[2] * q[3] + q[4] * q[5] + q[6] * q[7] + q[8] * q[9];  // a chain, as hotspot3D's
+    q += GROUP;
+    const float product = q[0] * q[1];  // a multiply in one statement ...
+    out[8] = product + q[2];            // ... and its add in the next
+    q += GROUP;
+    for (int k = 0; k < loop; ++k) out[9 + k] = q[k] + s * t;  // s*t: the same in every pass, as hotspot3D's ct*amb
+}
+
+int main() {
+    const float u = 1.0f + 0x1p-12f, v = -(1.0f + 0x1p-11f), w = 1.0f + 0x1p-11f, tiny = 0x1p-24f;
+    const std::vector<std::vector<float>> groups = {
+        {u, u, v, 1.0f},        {v, 1.0f, u, u}, {u, u, v, 1.0f, tiny}, {v, u, u}, {u, u, w, 1.0f},
+        {u, u, w},              {w, u, u},
+        {u, u, v, 1.0f, tiny, 1.0f, u, u, v, 1.0f},  // each fused step keeps a bit a rounded product loses
+        {u, u, v},              {v, v, v, v}};
+    std::vector<float> x(GROUP * GROUPS, 0.0f);
+    for (size_t g = 0; g < groups.size(); ++g)
+        for (size_t i = 0; i < groups[g].size(); ++i) x[GROUP * g + i] = groups[g][i];
+    const int outputs = 9 + LOOP;
+    float *d_x = nullptr, *d_out = nullptr;
+    CHECK(cudaMalloc(&d_x, x.size() * sizeof(float)));
+    CHECK(cudaMalloc(&d_out, outputs * sizeof(float)));
+    CHECK(cudaMemcpy(d_x, x.data(), x.size() * sizeof(float), cudaMemcpyHostToDevice));
+    contraction_kernel<<<1, 1>>>(d_x, d_out, u, u, LOOP);
+    print_error("launch", cudaGetLastError());
+    std::vector<float> out(outputs);
+    CHECK(cudaMemcpy(out.data(), d_out, outputs * sizeof(float), cudaMemcpyDeviceToHost));
+
+    // nvcc's order, one fmaf per fused multiply-add; a product of its own is rounded (volatile: never fused here)
+    auto product = [](float a, float b) {
+        volatile float p = a * b;
+        return static_cast<float>(p);
+    };
+    auto q = [&](int g, int i) { return x[GROUP * g + i]; };
+    float chain = fmaf(q(7, 0), q(7, 1), product(q(7, 2), q(7, 3)));
+    for (int i = 4; i < GROUP; i += 2) chain = fmaf(q(7, i), q(7, i + 1), chain);
+    const float want[8] = {fmaf(q(0, 0), q(0, 1), product(q(0, 2), q(0, 3))),
+                           fmaf(q(1, 0), q(1, 1), product(q(1, 2), q(1, 3))),
+                           fmaf(q(2, 0), q(2, 1), product(q(2, 2), q(2, 3))) + q(2, 4),
+                           fmaf(q(3, 1), q(3, 2), q(3, 0)),
+                           fmaf(q(4, 0), q(4, 1), -product(q(4, 2), q(4, 3))),
+                           fmaf(q(5, 0), q(5, 1), -q(5, 2)),
+                           fmaf(-q(6, 1), q(6, 2), q(6, 0)),
+                           chain};
+    const char* names[8] = {"a*b + c*d",     "c*d + a*b", "a*b + c*d + e", "e + a*b",
+                            "a*b - c*d",     "a*b - c",   "c - a*b",       "chain of five products"};
+    for (int i = 0; i < 8; ++i)
+        std::printf("%s: %a (%s)\n", names[i], out[i], out[i] == want[i] ? "nvcc's order" : "FAIL: another order");
+    // which way the device went, for the two that depend on what the optimiser did before fusing
+    auto way = [&](float got, float fused, float apart) {
+        return got == fused ? "fused" : got == apart ? "not fused" : "FAIL: neither";
+    };
+    std::printf("across two statements: %a (%s)\n", out[8],
+                way(out[8], fmaf(q(8, 0), q(8, 1), q(8, 2)), product(q(8, 0), q(8, 1)) + q(8, 2)));
+    std::printf("loop-invariant multiply: %a (%s)\n", out[9],
+                way(out[9], fmaf(u, u, q(9, 0)), q(9, 0) + product(u, u)));
+    return 0;
+}
