@@ -8,11 +8,13 @@ namespace cudaemu {
 
 // A TF32 input as the tensor cores read it: the top 10 bits of the mantissa, the rest truncated.
 float tf32_input(float f);
-// c + Σ a[k]·b[k] over n TF32 inputs, as an H100's HMMA does it for one output of mma.sync m16n8k8: every term, c among them, aligned to the largest exponent, that of a product
-// being the sum of its inputs' (a subnormal's taken as −126), bits more than 25 places below it dropped, the sum
-// taken exactly and rounded toward zero to a float, or to an infinity past the largest float's range; a zero sum is
-// +0; a NaN anywhere, or ∞ − ∞, gives the GPU's one NaN (0x7fffffff). tools/mma-agreement found it bit for bit
-// on every output of its random cases (docs/emulator.md).
+// c + Σ a[k]·b[k] over n TF32 inputs, as an H100's HMMA does it for one output of mma.sync m16n8k8 (n = 8) or of
+// one of the four k = 4 instructions of WMMA's m16n16k8 (n = 4, chained): every term, c among them, aligned to the
+// largest exponent, that of a product being the sum of its inputs' (a subnormal's taken as −126), bits more than 25
+// places below it dropped, the sum taken exactly and rounded toward zero to a float, or to an infinity past the
+// largest float's range; a zero sum is +0; a NaN anywhere, or ∞ − ∞, gives the GPU's one NaN (0x7fffffff).
+// tools/mma-agreement and tools/wmma-agreement found it bit for bit on every output of their random cases
+// (docs/emulator.md).
 float tf32_dot(float c, const float* a, const float* b, int n);
 // How many of the n floats at x have any of the 13 mantissa bits that TF32 drops set: a tensor core truncates them.
 uint64_t unrounded(const void* x, int n);

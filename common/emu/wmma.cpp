@@ -16,11 +16,12 @@
 //
 // The arithmetic (measured on an H100 with random inputs: docs/emulator.md, "Tensor cores"): TF32 inputs keep the
 // top 10 bits of their mantissa (a float that was not converted with __float_to_tf32 is truncated); every product is
-// exact. Products are added in groups (4 consecutive k for TF32, the 16 of one mma for half and bfloat16): the
-// group and the accumulator are aligned to the largest exponent among them, bits more than 25 places below it
-// dropped, the sum taken exactly and rounded toward zero to a float. This gives the H100's bits for about 99 % of
-// TF32 outputs and 97 % of half outputs; the others differ in the last place. (nvcc makes a TF32 m16n16k8 of four
-// k = 4 instructions; mma.sync m16n8k8 is one k = 8 instruction with its own rule, tensor_math.h's tf32_dot.)
+// exact. TF32: nvcc makes an m16n16k8 of four k = 4 instructions, and each output adds its 4 consecutive k at a
+// time to the sum so far with tensor_math.h's tf32_dot (the rule of mma.sync's one k = 8 instruction), the H100's
+// bits on every output of tools/wmma-agreement's TF32 cases. Half and bfloat16: the 16 products of one mma and the
+// accumulator aligned to the largest exponent among them, bits more than 25 places below it dropped, the sum taken
+// exactly and rounded toward zero to a float: the H100's bits for about 97 % of half outputs (99.8 % of bfloat16);
+// the others differ in the last place.
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -166,16 +167,18 @@ void multiply(Worker& w, uint32_t warp, uint32_t lanes) {
             C[r * N + c] = call.c[i];
         }
     }
-    const int group = as.type == kWmmaTf32 ? 4 : K;
     float D[32 * 32];
     double products[16];
+    float column[16];
     for (int i = 0; i < M; ++i)
         for (int j = 0; j < N; ++j) {
             float acc = C[i * N + j];
-            for (int k0 = 0; k0 < K; k0 += group) {
-                for (int k = 0; k < group; ++k)
-                    products[k] = static_cast<double>(A[i * K + k0 + k]) * B[(k0 + k) * N + j];
-                acc = add_group(acc, products, group);
+            if (as.type == kWmmaTf32) {  // four k = 4 instructions: each adds its 4 products to the last one's sum
+                for (int k = 0; k < K; ++k) column[k] = B[k * N + j];
+                for (int k0 = 0; k0 < K; k0 += 4) acc = tf32_dot(acc, &A[i * K + k0], &column[k0], 4);
+            } else {
+                for (int k = 0; k < K; ++k) products[k] = static_cast<double>(A[i * K + k]) * B[k * N + j];
+                acc = add_group(acc, products, K);
             }
             D[i * N + j] = acc;
         }
