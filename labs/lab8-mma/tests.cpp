@@ -77,7 +77,7 @@ TEST_CASE(
     "multiply-add (130x196 * 196x260)") {
     Problem p = random_problem(130, 260, 196, 36);
     expect(check_shared_wavefronts_per_fma(
-        p, run_matmul_counting_requests(p, matmul), BM, BN, BK, 9 * (WM + WN), 8 * WM * WN,
+        p, run_student_counting_requests(p), BM, BN, BK, 9 * (WM + WN), 8 * WM * WN,
         "ldmatrix from a swizzled As and B fragment loads from a swizzled Bs",
         "The lesson's layout takes 4 wavefronts per ldmatrix_x4 and 1 per B fragment load: store chunk c (4 floats) "
         "of row m of As at chunk c ^ (m % 8), and chunk c of row k of Bs at chunk c ^ 2·(k % 4), in the copies and "
