@@ -466,13 +466,23 @@ Verdict check_shared_wavefronts_per_fma(const Problem& p, const Run& run, int BM
     std::string message = buf;
     // every line, in source order: which ones the layout should serve in fewer, the advice says
     std::string lines;
+    bool conflict_free = true;  // every line's requests at their ideal: too many loads, not too many wavefronts each
     for (const Run::LineRequests& l : run.shared_load_lines) {
         if (!l.requests) continue;
+        conflict_free = conflict_free && l.sectors <= l.ideal;
         snprintf(buf, sizeof buf, "%s%s %.1f", lines.empty() ? "" : ", ", l.where.c_str(),
                  double(l.sectors) / double(l.requests));
         lines += buf;
     }
     if (!lines.empty()) message += "; wavefronts per request of the shared loads at " + lines;
+    if (conflict_free && !lines.empty())  // the layout is right: the advice about banks would be wrong
+        return {false,
+                message +
+                    ". Every one of those loads is already conflict-free: the excess is in how many there are. "
+                    "Check the tile sizes against lab.h's (a smaller warp or thread tile loads the same data "
+                    "from shared memory more often) and that each value is loaded once and kept in a register "
+                    "for every multiply-add that uses it",
+                "bank conflicts"};
     return {false, message + ". " + advice + " (make coalescing shows which lanes meet in a bank)", "bank conflicts"};
 }
 
