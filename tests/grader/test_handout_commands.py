@@ -46,6 +46,7 @@ EXPECTED = {
     "traffic": [(0, r"C = A·B, \d+×\d+·\d+×\d+ \(M=\d+, K=\d+, N=\d+\)")],
     "trace": [(0, r"Tiled C = A·B, \d+×\d+·\d+×\d+ with TILE=\d+, traced for block")],
     "tf32": [(0, r"\d+ random dot products of length K = \d+")],
+    "mma": [(0, r"mma_m16n8k8_tf32 \(D = A·B \+ C; A 16×8, B 8×8")],
     "course.catalogue": [(1, r"catalogue: this copy has no grader/catalogue/ \(the student handout leaves it out\)")],
 }
 GPU_REFUSAL = [(1, r"make (\S+) needs a GPU: ")]

@@ -88,6 +88,7 @@ COMMANDS = {
         "make coalescing LAB=1 [KERNEL=file] [M=.. K=.. N=..]": Command(
             "handout", run="make coalescing LAB=1 KERNEL={solution1} M=40 K=36 N=34", words=("sector",)),
         "make tf32 K=1024": Command("handout", words=("tolerance",)),
+        "make mma [ROW=5 COL=6]": Command("handout", run="make mma ROW=5 COL=6", words=("A[5][6] in lane",)),
         "make answers [LAB=3]": Command("handout", run="make answers LAB=3", words=("3.1", "0 of")),
         "make labN": Command("mention"),
         "make": Command("mention"),
@@ -148,6 +149,7 @@ COMMANDS = {
         "make coalescing LAB=1 [KERNEL=file] [M=.. K=.. N=..]": Command(
             "handout", run="make coalescing LAB=1 KERNEL={solution1} M=40 K=36 N=34", words=("sector",)),
         "make tf32 K=1024": Command("handout", words=("tolerance",)),
+        "make mma [ROW=5 COL=6]": Command("handout", run="make mma ROW=5 COL=6", words=("A[5][6] in lane",)),
         "make answers [LAB=3]": Command("handout", run="make answers LAB=3", words=("3.1", "0 of")),
         "common/emu/emucc -o prog a.cu b.cpp": Command("handout", run="common/emu/emucc -o {prog} {a_cu} {b_cpp} "
                                                                       "&& {prog}", words=("a.cu says 42",)),

@@ -8,6 +8,7 @@
     python3 -m tools.lessons coalescing LAB=1 [KERNEL=..] [M= K= N=]  which lanes share a sector or a bank, one request per line
     python3 -m tools.lessons answers [LAB=3] [ANSWERS=file] [REVEAL=1]   check the exercises' answers: hints, then answers
     python3 -m tools.lessons tf32 K=1024 [TRIALS=100] [SEED=1]   TF32's errors on random dot products of length K
+    python3 -m tools.lessons mma [ROW=5 COL=6]   mma.sync's fragments lane by lane, lab 8's swizzle and its banks
 
 Arguments are NAME=VALUE, as make passes them; a NAME given empty counts as missing.
 """
@@ -204,8 +205,18 @@ def cmd_tf32(argv):
     return 0
 
 
+def cmd_mma(argv):
+    from . import mma
+    args = Arguments("mma", argv, ["ROW", "COL"], "[ROW=<row, 0 to %d> COL=<column, 0 to %d>]: the element whose "
+                     "lanes and chunks to name (default 0 0)" % (mma.MAX_ROW, mma.A_ROW - 1))
+    row = args.whole_number("ROW", mma.MAX_ROW, "a slice of A has BM = 128 rows", 0, minimum=0)
+    col = args.whole_number("COL", mma.A_ROW - 1, "a row of As has BK = 32 floats", 0, minimum=0)
+    print(mma.report(mma.MmaShape(row, col)))
+    return 0
+
+
 COMMANDS = {"traffic": cmd_traffic, "trace": cmd_trace, "heatmap": cmd_heatmap, "coalescing": cmd_coalescing,
-            "answers": cmd_answers, "tf32": cmd_tf32}
+            "answers": cmd_answers, "tf32": cmd_tf32, "mma": cmd_mma}
 
 
 def main(argv):

@@ -24,7 +24,7 @@ class Arguments:
     def text(self, name, default=None):
         return self.values.get(name, default)
 
-    def whole_number(self, name, maximum=None, why_maximum="", default=None):
+    def whole_number(self, name, maximum=None, why_maximum="", default=None, minimum=1):
         text = self.values.get(name)
         if text is None:
             if default is not None:
@@ -34,8 +34,8 @@ class Arguments:
             number = int(text)
         except ValueError:
             self.fail("%s=%s is not a whole number" % (name, text))
-        if number < 1:
-            self.fail("%s=%s must be at least 1" % (name, text))
+        if number < minimum:
+            self.fail("%s=%s must be at least %d" % (name, text, minimum))
         if maximum is not None and number > maximum:
             self.fail("%s=%s is above %d%s" % (name, text, maximum, ": " + why_maximum if why_maximum else ""))
         return number

@@ -11,6 +11,9 @@ C = A·B with A M×K, B K×N, C M×N, floats (4 bytes). Three kinds of kernel:
 - block-tiled on tensor cores (lab 7): the same block tile, but each warp holds its WM×WN outputs as FM×FN
   accumulator fragments of 16×16 floats and multiplies with wmma::mma_sync, 16×16×8 (TF32) per call. A thread's
   share of a warp tile is WM·WN/32 floats, (WM/8)×(WN/4): an accumulator's 32 lanes cover 8 rows × 4 columns.
+- the same through mma.sync (lab 8): FM×FN accumulator tiles of 16×8 floats, one mma_m16n8k8_tf32 (16×8×8) per
+  tile and step of 8; per step a warp loads each A fragment with one ldmatrix_x4 and each B fragment with two
+  32-bit loads per lane, from unpadded (swizzled) tiles. A thread's share is again (WM/8)×(WN/4) floats.
 
 Every number the lesson tools print, the exercises expect and the lessons quote comes from QUANTITIES (shapes with
 a TILE), BLOCK_QUANTITIES (shapes with a lab's block tile) below and tf32.TF32_QUANTITIES (TF32's errors), so the docs, the answer checker and the
@@ -21,6 +24,7 @@ import os
 from dataclasses import dataclass
 
 from . import banks  # the references' shared-memory requests, lane by lane
+from . import mma  # mma.sync's fragments lane by lane, lab 8's swizzle (lab 8)
 from . import tf32  # TF32's effect on random dot products (lab 7)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -38,6 +42,12 @@ ACC_ROWS, ACC_COLS = 8, 4
 # The skeleton's shared-memory padding: a row of As is BK + A_PAD floats, a row of Bs BN + B_PAD
 # (labs/lab7-tensor-cores/kernel.cu's LDA and LDB; tests/lessons/test_tensor_cores.py checks that they agree).
 A_PAD, B_PAD = 4, 8
+# The labs whose warps multiply with mma.sync (common/mma_ptx.h's mma_m16n8k8_tf32): accumulator tiles of
+# MMA_M×MMA_N floats, MMA_K values of K per call; their lab.h has the same constants as lab 7's
+MMA_SYNC_LABS = (8,)
+MMA_M, MMA_N, MMA_K = 16, 8, 8
+LDMATRIX_BYTES = 32 * 16  # an ldmatrix_x4: 32 rows of 16 bytes, a 16×8 A fragment of floats
+B_FRAGMENT_BYTES = 8 * 8 * 4  # an 8×8 B fragment: two 32-bit loads per lane
 
 
 def ceil_div(a, b):
@@ -85,6 +95,7 @@ class BlockTile:
     warp_steps: bool = False  # lab 6: a thread's TM×TN outputs are WMITER×WNITER pieces of lab.h's TM×TN
     WM: int = 0  # lab 7: the warp tile, held as fragments (0: no tensor cores)
     WN: int = 0
+    mma_sync: bool = False  # lab 8: 16×8 accumulator tiles of mma_m16n8k8_tf32, not 16×16 wmma fragments
 
     @property
     def tensor(self):
@@ -97,7 +108,12 @@ class BlockTile:
 
     @property
     def FN(self):
-        return self.WN // FRAG
+        return self.WN // (MMA_N if self.mma_sync else FRAG)
+
+    @property
+    def tile_name(self):
+        """What a warp's accumulators are made of."""
+        return "accumulator tiles of 16×8" if self.mma_sync else "accumulator fragments of 16×16"
 
     @property
     def warps(self):
@@ -136,13 +152,16 @@ class BlockTile:
             return BlockTile(lab, c["TILE_WIDTH"], c["TILE_WIDTH"], c["TILE_WIDTH"], 1, 1, 1, changed)
         if "BM" not in c:
             raise ValueError("lab %d has no block tile" % lab)
-        if "WM" in c and "WMITER" not in c:  # lab 7: a warp's WM×WN outputs are FM×FN tensor-core fragments
-            if (c["BM"] % c["WM"] or c["BN"] % c["WN"] or c["WM"] % FRAG or c["WN"] % FRAG
+        if "WM" in c and "WMITER" not in c:  # labs 7, 8: a warp's WM×WN outputs are FM×FN tensor-core tiles
+            mma_sync = lab in MMA_SYNC_LABS
+            n = MMA_N if mma_sync else FRAG
+            if (c["BM"] % c["WM"] or c["BN"] % c["WN"] or c["WM"] % FRAG or c["WN"] % n
                     or c["BK"] % FRAG_K):
-                raise ValueError("lab %d: warp tiles must cover the block tile, 16×16 fragments a warp tile, and "
-                                 "steps of 8 the slice BK" % lab)
+                raise ValueError("lab %d: warp tiles must cover the block tile, 16×%d %s a warp tile, and "
+                                 "steps of 8 the slice BK" % (lab, n, "accumulator tiles" if mma_sync else
+                                                              "fragments"))
             return BlockTile(lab, c["BM"], c["BN"], c["BK"], c["WM"] // ACC_ROWS, c["WN"] // ACC_COLS,
-                             c.get("STAGES", 1), changed, False, c["WM"], c["WN"])
+                             c.get("STAGES", 1), changed, False, c["WM"], c["WN"], mma_sync)
         if "WM" in c:  # lab 6: warps of 32 threads cover WM×WN in WMITER×WNITER sub-tiles of TM×TN per thread
             if (c["BM"] % c["WM"] or c["BN"] % c["WN"] or c["WM"] % (c["WMITER"] * c["TM"])
                     or c["WN"] % (c["WNITER"] * c["TN"])
@@ -468,14 +487,14 @@ def block_shared_store_bytes(s):
 
 def block_shared_bytes_per_block(s):
     t = s.tile
-    if t.tensor:  # padded rows: As is BM×(BK + A_PAD), Bs BK×(BN + B_PAD)
+    if t.tensor and not t.mma_sync:  # padded rows: As is BM×(BK + A_PAD), Bs BK×(BN + B_PAD)
         return t.stages * (t.BM * (t.BK + A_PAD) + t.BK * (t.BN + B_PAD)) * FLOAT_BYTES
     return t.stages * (t.BM + t.BN) * t.BK * FLOAT_BYTES
 
 
 def shared_bytes_working(s):
     t = s.tile
-    if t.tensor:
+    if t.tensor and not t.mma_sync:
         return "stages · (BM·(BK + %d) + BK·(BN + %d)) floats · 4 B = %d · (%d·%d + %d·%d) · 4" % (
             A_PAD, B_PAD, t.stages, t.BM, t.BK + A_PAD, t.BK, t.BN + B_PAD)
     return "stages · (BM + BN)·BK floats · 4 B = %d · (%d + %d)·%d · 4" % (t.stages, t.BM, t.BN, t.BK)
@@ -495,8 +514,33 @@ def mma_per_warp_per_phase(t):
     return t.FM * t.FN * (t.BK // FRAG_K)  # every fragment of C, for each step of 8 along the slice
 
 
+def wmma_tile(t):
+    """The tile, or ValueError for one whose warps do not use wmma (lab 8's use mma.sync)."""
+    if tensor_tile(t).mma_sync:
+        raise ValueError("lab %d loads its fragments with ldmatrix_x4 and 32-bit loads, not load_matrix_sync (see "
+                         "ldmatrix_per_warp_per_phase, b_loads_per_warp_per_phase)" % t.lab)
+    return t
+
+
+def mma_sync_tile(t):
+    """The tile, or ValueError for one whose warps do not use mma.sync."""
+    if not tensor_tile(t).mma_sync:
+        raise ValueError("lab %d's warps multiply with wmma, not mma.sync: no ldmatrix here" % t.lab)
+    return t
+
+
+def ldmatrix_per_warp_per_phase(t):
+    t = mma_sync_tile(t)
+    return t.FM * (t.BK // MMA_K)  # one ldmatrix_x4 per A fragment and step, each used FN times
+
+
+def b_loads_per_warp_per_phase(t):
+    t = mma_sync_tile(t)
+    return 2 * t.FN * (t.BK // MMA_K)  # b[0] and b[1] of each B fragment, each used FM times
+
+
 def fragment_loads_per_warp_per_phase(t):
-    t = tensor_tile(t)
+    t = wmma_tile(t)
     return (t.FM + t.FN) * (t.BK // FRAG_K)  # FM fragments of A and FN of B per step, each used FN or FM times
 
 
@@ -509,13 +553,20 @@ MMA_FLOPS = 2 * FRAG * FRAG * FRAG_K  # a 16×16×8 multiply-add: 16·16·8 mult
 
 
 def flops_per_mma(t):
-    tensor_tile(t)
-    return MMA_FLOPS
+    return 2 * MMA_M * MMA_N * MMA_K if tensor_tile(t).mma_sync else MMA_FLOPS
+
+
+def mma_shape_name(t):
+    return "16·8·8" if t.mma_sync else "16·16·8"
 
 
 def fragment_load_bytes(s):
-    # a 16×8 fragment of A and an 8×16 one of B are 128 floats each, 4 per lane
+    # a 16×8 fragment of A and an 8×16 one of B are 128 floats each, 4 per lane; lab 8: an ldmatrix_x4 of A's
+    # 16×8, two 32-bit loads of B's 8×8
     t = s.tile
+    if tensor_tile(t).mma_sync:
+        return block_tiles(s) * all_phases(s) * t.warps * (t.BK // MMA_K) * (t.FM * LDMATRIX_BYTES +
+                                                                              t.FN * B_FRAGMENT_BYTES)
     return block_tiles(s) * all_phases(s) * t.warps * fragment_loads_per_warp_per_phase(t) * FRAG * FRAG_K * \
         FLOAT_BYTES
 
@@ -524,6 +575,16 @@ def mma_working(s):
     t = s.tile
     return "tiles · ceil(K / BK) · warps · FM·FN·BK/8 = %d · %d · %d · %d·%d·%d/8" % (
         block_tiles(s), all_phases(s), t.warps, t.FM, t.FN, t.BK)
+
+
+def fragment_bytes_working(s):
+    t = s.tile
+    if t.mma_sync:
+        return "tiles · ceil(K / BK) · warps · BK/8 · (FM · %d + FN · %d) B = %d · %d · %d · %d · (%d · %d + %d · %d)" % (
+            LDMATRIX_BYTES, B_FRAGMENT_BYTES, block_tiles(s), all_phases(s), t.warps, t.BK // MMA_K, t.FM,
+            LDMATRIX_BYTES, t.FN, B_FRAGMENT_BYTES)
+    return "tiles · ceil(K / BK) · warps · (FM + FN)·BK/8 · 16·8 floats · 4 B = %d · %d · %d · %d · 128 · 4" % (
+        block_tiles(s), all_phases(s), t.warps, fragment_loads_per_warp_per_phase(t))
 
 
 def tm_plus_tn(t):
@@ -584,30 +645,40 @@ BLOCK_QUANTITIES = {q.name: q for q in [
                           s.tile.BK, shared_loads_per_step(s.tile))),
     Quantity("shared_bytes_per_block", "shared memory per block for the tiles of A and B (lab 7: with the padded "
              "rows)", block_shared_bytes_per_block, shared_bytes_working),
-    Quantity("fragments_per_warp", "accumulator fragments of 16×16 floats a warp holds (FM×FN)",
-             lambda s: tensor_tile(s.tile).FM * s.tile.FN,
-             lambda s: "(WM/16)·(WN/16) = (%d/16) · (%d/16)" % (s.tile.WM, s.tile.WN)),
-    Quantity("mma_per_warp_per_phase", "wmma::mma_sync calls a warp makes per phase (slice of K)",
+    Quantity("fragments_per_warp", "accumulator fragments a warp holds, FM×FN (lab 7: of 16×16 floats; lab 8: "
+             "accumulator tiles of 16×8)", lambda s: tensor_tile(s.tile).FM * s.tile.FN,
+             lambda s: "(WM/16)·(WN/%d) = (%d/16) · (%d/%d)" % (s.tile.WN // s.tile.FN, s.tile.WM, s.tile.WN,
+                                                                s.tile.WN // s.tile.FN)),
+    Quantity("ldmatrix_per_warp_per_phase", "ldmatrix_x4 a warp makes per phase (one per A fragment and step of 8)",
+             lambda s: ldmatrix_per_warp_per_phase(s.tile),
+             lambda s: "FM·BK/8 = %d · %d/8" % (s.tile.FM, s.tile.BK)),
+    Quantity("b_loads_per_warp_per_phase", "32-bit warp-wide shared loads of B fragments a warp makes per phase "
+             "(two per B fragment and step of 8)", lambda s: b_loads_per_warp_per_phase(s.tile),
+             lambda s: "2·FN·BK/8 = 2 · %d · %d/8" % (s.tile.FN, s.tile.BK)),
+    Quantity("mma_per_warp_per_phase", "tensor-core calls a warp makes per phase (slice of K): wmma::mma_sync in "
+             "lab 7, mma_m16n8k8_tf32 in lab 8",
              lambda s: mma_per_warp_per_phase(s.tile),
              lambda s: "FM·FN·BK/8 = %d · %d · %d/8" % (s.tile.FM, s.tile.FN, s.tile.BK)),
     Quantity("fragment_loads_per_warp_per_phase", "wmma::load_matrix_sync calls a warp makes per phase (fragments "
              "of A and B)", lambda s: fragment_loads_per_warp_per_phase(s.tile),
              lambda s: "(FM + FN)·BK/8 = (%d + %d) · %d/8" % (s.tile.FM, s.tile.FN, s.tile.BK)),
-    Quantity("mma_calls", "wmma::mma_sync calls in the whole launch, zero-filled ones included", mma_calls,
-             mma_working),
-    Quantity("flops_per_mma", "FLOPs of one m16n16k8 mma_sync (a multiply and an add per term)",
-             lambda s: flops_per_mma(s.tile), lambda s: "2·16·16·8"),
+    Quantity("mma_calls", "tensor-core calls (wmma::mma_sync, lab 8: mma_m16n8k8_tf32) in the whole launch, "
+             "zero-filled ones included", mma_calls, mma_working),
+    Quantity("flops_per_mma", "FLOPs of one tensor-core call, m16n16k8 mma_sync or (lab 8) m16n8k8 mma.sync (a "
+             "multiply and an add per term)", lambda s: flops_per_mma(s.tile),
+             lambda s: "2·" + mma_shape_name(s.tile)),
     Quantity("mma_flops", "FLOPs the tensor cores execute in the launch, zero-filled ones included",
-             lambda s: mma_calls(s) * MMA_FLOPS,
-             lambda s: "mma_sync calls · 2·16·16·8 = %s · %d" % (format_number(mma_calls(s)), MMA_FLOPS)),
+             lambda s: mma_calls(s) * flops_per_mma(s.tile),
+             lambda s: "calls · 2·%s = %s · %d" % (mma_shape_name(s.tile), format_number(mma_calls(s)),
+                                                   flops_per_mma(s.tile))),
     Quantity("mma_useful_percent", "the product's 2·M·N·K FLOPs, in percent of those the tensor cores execute",
-             lambda s: 100 * 2 * s.M * s.N * s.K / (mma_calls(s) * MMA_FLOPS),
+             lambda s: 100 * 2 * s.M * s.N * s.K / (mma_calls(s) * flops_per_mma(s.tile)),
              lambda s: "100 · 2·M·N·K / tensor-core FLOPs = 100 · %s / %s" % (
-                 format_number(2 * s.M * s.N * s.K), format_number(mma_calls(s) * MMA_FLOPS)), decimals=1),
-    Quantity("fragment_load_bytes", "bytes the fragment loads take from shared memory over the launch (128 floats "
-             "per fragment of A or B)", fragment_load_bytes,
-             lambda s: "tiles · ceil(K / BK) · warps · (FM + FN)·BK/8 · 16·8 floats · 4 B = %d · %d · %d · %d · 128 · 4"
-                       % (block_tiles(s), all_phases(s), s.tile.warps, fragment_loads_per_warp_per_phase(s.tile))),
+                 format_number(2 * s.M * s.N * s.K), format_number(mma_calls(s) * flops_per_mma(s.tile))),
+             decimals=1),
+    Quantity("fragment_load_bytes", "bytes the fragment loads take from shared memory over the launch (lab 7: 128 "
+             "floats per fragment of A or B; lab 8: 512 bytes per ldmatrix_x4 of A, 256 per B fragment)",
+             fragment_load_bytes, fragment_bytes_working),
     Quantity("workspace_bytes", "bytes of the split-K workspace (every split's M×N partial sums)",
              lambda s: splits(s) * s.M * s.N * FLOAT_BYTES if splits(s) > 1 else 0,
              lambda s: "splits · M·N floats · 4 B = %d · %d · %d · 4" % (splits(s), s.M, s.N)),
@@ -778,9 +849,12 @@ GPU_QUANTITIES = {"slots", "waves", "busy_sms", "split_for_slots"}
 
 def quantities(shape):
     """The quantities a shape has: QUANTITIES for a Shape (a TILE), BLOCK_QUANTITIES for a BlockShape,
-    tf32.TF32_QUANTITIES for a tf32.Tf32Shape (random dot products)."""
+    tf32.TF32_QUANTITIES for a tf32.Tf32Shape (random dot products), mma.MMA_QUANTITIES for an mma.MmaShape (an
+    element of mma.sync's fragments)."""
     if isinstance(shape, tf32.Tf32Shape):
         return tf32.TF32_QUANTITIES
+    if isinstance(shape, mma.MmaShape):
+        return mma.MMA_QUANTITIES
     return BLOCK_QUANTITIES if isinstance(shape, BlockShape) else QUANTITIES
 
 

@@ -22,6 +22,11 @@ errors on them (tools/lessons/tf32.py, what `make tf32` prints; TRIALS and SEED 
 
     <!-- check TF32 K=1024: tolerance=17,408 -->
 
+MMA ROW=.. COL=.. names element (ROW, COL) of mma.sync's fragments and of lab 8's swizzled tiles (tools/lessons/mma.py,
+what `make mma` prints):
+
+    <!-- check MMA ROW=5 COL=6: a_lane=22 a_swizzled_chunk=4 -->
+
 A conceptual question is multiple choice: the options are (A), (B), ... in the question's text, the wrong ones the
 misconceptions a student is likely to hold. Its mark holds base64 JSON with no answer in it: a keyed hash of the
 right letter, a hint, the lesson's heading whose section explains it, and the reason ("why") sealed with a key drawn
@@ -49,13 +54,15 @@ import re
 from dataclasses import dataclass
 
 from .calculator import GPU_QUANTITIES, BlockShape, BlockTile, Shape, matches, quantities
+from .mma import MmaShape
 from .tf32 import DEFAULT_SEED, DEFAULT_TRIALS, Tf32Shape
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MARK = re.compile(r"<!--\s*(check|exercise|question)\b(.*?)-->")
 MARK_START = re.compile(r"<!--\s*(check|exercise|question)\b")
 QUESTION = re.compile(r"^ (\d+\.\d+): ([A-Za-z0-9+/=]+) $")
-SHAPE = r"(M=\d+ K=\d+ N=\d+ (?:TILE=\d+|LAB=\d+(?: [A-Z][A-Z_]*=\d+)*)|TF32 K=\d+(?: TRIALS=\d+)?(?: SEED=\d+)?)"
+SHAPE = r"(M=\d+ K=\d+ N=\d+ (?:TILE=\d+|LAB=\d+(?: [A-Z][A-Z_]*=\d+)*)|TF32 K=\d+(?: TRIALS=\d+)?(?: SEED=\d+)?" \
+        r"|MMA ROW=\d+ COL=\d+)"
 CHECK = re.compile(r"^ " + SHAPE + r":((?: \w+=[\d,.]+)+) $")
 EXERCISE = re.compile(r"^ (\d+\.\d+): (\w+) " + SHAPE + r" $")
 
@@ -74,6 +81,9 @@ def shape_at(where, text):
 def parse_shape(text):
     """'M=55 K=48 N=43 TILE=16' -> Shape; 'M=.. K=.. N=.. LAB=6 BN=256 ..' -> BlockShape; ValueError if the lab's
     tile cannot be made. 'TF32 K=1024 [TRIALS=..] [SEED=..]' -> tf32.Tf32Shape."""
+    if text.startswith("MMA "):
+        values = dict((name, int(v)) for name, v in (pair.split("=") for pair in text.split()[1:]))
+        return MmaShape(values["ROW"], values["COL"])
     if text.startswith("TF32 "):
         values = dict((name, int(v)) for name, v in (pair.split("=") for pair in text.split()[1:]))
         return Tf32Shape(values["K"], values.get("TRIALS", DEFAULT_TRIALS), values.get("SEED", DEFAULT_SEED))
@@ -182,7 +192,8 @@ def read_marks(path, text=None):
             if unknown:
                 raise MarkError("%s: no quantity named %s for a %s shape (see tools/lessons/calculator.py)"
                                 % (where, unknown[0], "LAB" if isinstance(shape, BlockShape) else
-                                   "TF32" if isinstance(shape, Tf32Shape) else "TILE"))
+                                   "TF32" if isinstance(shape, Tf32Shape) else
+                                   "MMA" if isinstance(shape, MmaShape) else "TILE"))
             gpu = [name for name, _ in claims if name in GPU_QUANTITIES and isinstance(shape, BlockShape)
                    and not shape.sms]
             if gpu:

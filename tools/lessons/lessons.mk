@@ -15,10 +15,12 @@
 #                                         question) now, not a hint first
 #   make tf32 K=1024 [TRIALS=100] [SEED=1]   TF32's errors on random dot products of length K: float inputs,
 #                                         inputs rounded to TF32 and truncated, against the tests' tolerance
+#   make mma [ROW=5 COL=6]                mma.sync's fragments lane by lane (which lane holds A, B, C[ROW][COL]),
+#                                         lab 8's swizzle of the chunks and the bank conflicts it removes
 
 LESSON := $(PYTHON) -m tools.lessons
 
-.PHONY: traffic trace heatmap coalescing answers tf32
+.PHONY: traffic trace heatmap coalescing answers tf32 mma
 
 traffic:
 	@$(LESSON) traffic M=$(M) K=$(K) N=$(N) TILE=$(TILE) LAB=$(LAB) SPLIT=$(SPLIT) SMS=$(SMS) PER_SM=$(PER_SM) \
@@ -40,3 +42,6 @@ answers:
 
 tf32:
 	@$(LESSON) tf32 K=$(K) TRIALS=$(TRIALS) SEED=$(SEED)
+
+mma:
+	@$(LESSON) mma ROW=$(ROW) COL=$(COL)

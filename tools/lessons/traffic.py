@@ -65,10 +65,11 @@ def block_report(s):
         ("global bytes written to C", written_bytes(s), "M·N floats, each element once"),
         ("shared memory per block", q["shared_bytes_per_block"],
          "%d stage%s of %s floats" % (t.stages, "s" if t.stages > 1 else "", "BM·(BK + %d) + BK·(BN + %d)" % (
-             A_PAD, B_PAD) if t.tensor else "(BM + BN)·BK")),
+             A_PAD, B_PAD) if t.tensor and not t.mma_sync else "(BM + BN)·BK")),
         ("shared bytes loaded, all threads", q["shared_load_bytes"], "(TM + TN) floats per thread and step k")
         if not t.tensor else ("shared bytes loaded by fragments", q["fragment_load_bytes"],
-                              "(FM + FN) fragments of 128 floats per warp and step of 8"),
+                              "FM ldmatrix_x4 of 512 bytes and FN B fragments of 256 per warp and step of 8"
+                              if t.mma_sync else "(FM + FN) fragments of 128 floats per warp and step of 8"),
         ("FLOPs, 2·M·N·K", flops, None),
         ("arithmetic intensity, FLOPs per byte read", n(q["intensity"], 2), None),
     ]
@@ -86,13 +87,21 @@ def block_report(s):
     if t.tensor:
         lines[0] = "C = A·B, %s (M=%d, K=%d, N=%d), %s: BK = %d, WM×WN = %d×%d outputs per warp" % (
             s.name(), s.M, s.K, s.N, t.describe(), t.BK, t.WM, t.WN)
-        lines += [
-            "a warp:   %d×%d = %d accumulator fragments of 16×16 (a thread holds %d floats of them); per phase %d "
-            "fragment loads (load_matrix_sync) and %d mma_sync of 16×16×8" % (
-                t.FM, t.FN, q["fragments_per_warp"], q["accumulators"], q["fragment_loads_per_warp_per_phase"],
-                q["mma_per_warp_per_phase"]),
-            "launch:   %s mma_sync × %s FLOPs = %s tensor-core FLOPs, of which the product's 2·M·N·K are %s %%" % (
-                n(q["mma_calls"]), n(q["flops_per_mma"]), n(q["mma_flops"]), n(q["mma_useful_percent"], 1))]
+        call = "mma_m16n8k8_tf32" if t.mma_sync else "mma_sync"
+        if t.mma_sync:
+            lines.append(
+                "a warp:   %d×%d = %d %s (a thread holds %d floats of them); per phase %d ldmatrix_x4 of A, %d "
+                "32-bit loads of B and %d mma_m16n8k8_tf32 of 16×8×8" % (
+                    t.FM, t.FN, q["fragments_per_warp"], t.tile_name, q["accumulators"],
+                    q["ldmatrix_per_warp_per_phase"], q["b_loads_per_warp_per_phase"], q["mma_per_warp_per_phase"]))
+        else:
+            lines.append(
+                "a warp:   %d×%d = %d %s (a thread holds %d floats of them); per phase %d fragment loads "
+                "(load_matrix_sync) and %d mma_sync of 16×16×8" % (
+                    t.FM, t.FN, q["fragments_per_warp"], t.tile_name, q["accumulators"],
+                    q["fragment_loads_per_warp_per_phase"], q["mma_per_warp_per_phase"]))
+        lines.append("launch:   %s %s × %s FLOPs = %s tensor-core FLOPs, of which the product's 2·M·N·K are %s %%" % (
+            n(q["mma_calls"]), call, n(q["flops_per_mma"]), n(q["mma_flops"]), n(q["mma_useful_percent"], 1)))
     else:
         lines.append(
             "a thread: %d output%s in registers; per step k %d shared loads for %d multiply-add%s, %s per multiply-add"
