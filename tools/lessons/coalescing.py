@@ -6,7 +6,8 @@ request lane by lane. This draws each as text. A global load or store: a row per
 the lanes that fell in it and the elements of the matrix they read or wrote; a coalesced load fills few rows with
 many lanes each, an uncoalesced one takes a row per lane. A shared-memory load or store: a row per bank that holds
 more than one word among the lanes served together (a bank conflict), with those lanes and the words, counted in
-floats from the request's first; none when every bank serves one word.
+floats from the request's first; none when every bank serves one word. An ldmatrix line (lab 8) is named as such:
+the emulator counts it as a 16-byte shared load per lane, each lane's row, 8 rows (one phase) at a time.
 """
 import os
 
@@ -78,6 +79,18 @@ def picture(line, M, K, N):
     return out
 
 
+def source_text(path, number):
+    """Line `number` of the source file `path`, or '' when it cannot be read."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for i, text in enumerate(f, 1):
+                if i == number:
+                    return text
+    except OSError:
+        pass
+    return ""
+
+
 def shared_picture(line):
     """The lines of text for one shared-memory source line's first request: its banks that hold more than one word
     among the lanes served together (the warp; a half-warp for 8-byte accesses, a quarter-warp for 16-byte ones)."""
@@ -101,6 +114,8 @@ def shared_picture(line):
                     bank, lane_ranges(lanes), len(words), " ".join("+%d" % (w - first_word) for w in sorted(words))))
     served = {WARP_SIZE: "the warp at once", 16: "a half-warp at a time", 8: "a quarter-warp at a time"}[phase]
     what = "stores to" if line["store"] else "loads from"
+    if "ldmatrix" in source_text(line["file"], line["line"]):
+        what, served = "ldmatrix loads from", "8 rows (one phase) at a time"
     lanes = [off if off >= 0 else None for off in offsets]
     units = wavefronts(lanes, size)
     out = ["%s:%d  %s shared memory: its first warp request, %d lanes of %d bytes, served %s: %d wavefront%s "
