@@ -159,8 +159,8 @@ __device__ __forceinline__ void load_tile(float* As, float* Bs, const float* A, 
 // cvt_rna_tf32 computes), by adding half of TF32's last place (bit 12) and clearing the 13 bits below it; or, with
 // LAB8_TRUNCATE, as they are, for the hardware to truncate. On an H100 ptxas compiles cvt.rna.tf32.f32 to these
 // same two instructions behind a third, a test that the float is finite: at 4096³ the kernel ran 10 % faster
-// without it. The one difference: a NaN whose payload's top bits are all set (0x7fffffff, what a GPU computes for
-// 0/0) wraps to −0 here, where cvt_rna_tf32 keeps it a NaN. A product of finite matrices, the lab's, never meets it.
+// without it. Only NaNs differ: 0x7fffffff (a GPU's 0/0) wraps to ±0 here, a payload in the low 12 bits becomes an
+// infinity, where cvt_rna_tf32 keeps both NaNs. A product of finite matrices, the lab's, never meets them.
 __device__ __forceinline__ uint32_t to_tf32(uint32_t bits) {
     return ROUND_TO_TF32 ? (bits + 0x1000u) & 0xffffe000u : bits;
 }
