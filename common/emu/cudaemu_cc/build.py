@@ -126,7 +126,7 @@ class Build:
             ir = strip_stack_slot_callbacks(ir)
         with open(ll, "w") as f:
             ir = rewrite_ir(route_by_alignment(ir))
-            ir = fuse_device_multiply_adds(count_flops(detach_coverage_flags(ir)))  # an llvm.fmuladd counts as one fma
+            ir = count_flops(fuse_device_multiply_adds(detach_coverage_flags(ir)))
             f.write(name_index_checks(ir, shown.replace("\\", "/"), compiled))
         if self.emit_ir:
             shutil.copyfile(ll, self.emit_ir)

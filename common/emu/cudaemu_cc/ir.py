@@ -51,16 +51,11 @@ def detach_coverage_flags(ir):
 
 
 # nvcc fuses a multiply and an add into one fused multiply-add (one rounding) in device code by default (-fmad=true);
-# the host compiler does not on x86-64 (no FMA in the baseline instruction set). nvcc fuses after optimisation,
-# within a basic block: fadd(a*b, c) and fadd(c, a*b) -> fma(a, b, c), fsub(a*b, c) -> fma(a, b, -c),
-# fsub(c, a*b) -> fma(-a, b, c), where the multiply has no other use (of two multiplies, the left), each operand
-# before its user; so it fuses across statements (`float t = a * b; r = t + c;`) and not a multiply that the
-# optimiser hoisted out of a loop. LLVM's instruction selection has the same rule for instructions marked `contract`
-# where the FMA instruction is there. So in functions marked __device__ or __global__ (cuda_runtime.h marks them
-# with an annotation), and in no others, fadd, fsub and fmul get that flag, clang's llvm.fmuladd (one per `a * b + c`
-# of a statement, formed before optimisation) becomes such a multiply and add, and the FMA instruction's target
-# feature is given. On a CPU without FMA, llvm.fmuladd becomes llvm.fma instead, a call to fmaf: fused within a
-# statement only. See docs/emulator.md for what still differs.
+# the host compiler does not on x86-64 (no FMA in the baseline instruction set). clang marks each `a * b + c` of a
+# statement as llvm.fmuladd ("fuse if fast"); in functions marked __device__ or __global__ (cuda_runtime.h marks
+# them with an annotation) these become llvm.fma, always fused, on every host: the FMA instruction where the CPU has
+# one (those functions alone get the target feature), a call to fmaf elsewhere. Other functions stay unfused, as
+# no -mfma is given. See docs/emulator.md for what still differs.
 def host_has_fma():
     try:
         with open("/proc/cpuinfo") as f:
@@ -74,24 +69,11 @@ DEVICE_MARK = re.compile(r'^(@[-\w.$]+) = .*c"cudaemu\.device\\00"', re.M)
 ANNOTATION = re.compile(r'\{\s*(?:i8\*\s+bitcast\s+\([^@]*|ptr\s+)(@"?[-\w.$]+"?)(?:\s+to\s+i8\*\))?,\s*'
                         r'(?:i8\*\s+getelementptr\s+inbounds\s+\([^@]*|ptr\s+)(@[-\w.$]+)')
 DEFINED_NAME = re.compile(r'^define [^@]*(@"?[-\w.$]+"?)\(')
-# a float or double add, subtract or multiply (a vector's too), its fast-math flags in group 2
-FP_ARITHMETIC = re.compile(r"(=\s+(?:fadd|fsub|fmul))((?:\s+(?:nnan|ninf|nsz|arcp|contract|afn|reassoc|fast))*)"
-                           r"(\s+(?:<\d+ x )?(?:float|double)\b)")
-
-
-def contractable(line):
-    """The line with `contract` on its float or double fadd, fsub or fmul (unless its flags already allow it)."""
-    def repl(m):
-        if re.search(r"\b(contract|fast)\b", m.group(2)):
-            return m.group(0)
-        return m.group(1) + " contract" + m.group(2) + m.group(3)
-    return FP_ARITHMETIC.sub(repl, line, count=1)
 
 
 def fuse_device_multiply_adds(ir, host_fma=HOST_HAS_FMA):
-    """In the functions annotated as device code: with host_fma, llvm.fmuladd -> a multiply and an add, `contract`
-    on every fadd, fsub and fmul, and the FMA instruction's target feature (in attribute groups of their own), for
-    the instruction selector to fuse; without, llvm.fmuladd -> llvm.fma."""
+    """llvm.fmuladd -> llvm.fma in the functions annotated as device code; with host_fma, those functions (and no
+    others) also get the FMA instruction's target feature, in attribute groups of their own."""
     device = device_functions(ir)
     if not device:
         return ir
@@ -106,13 +88,9 @@ def fuse_device_multiply_adds(ir, host_fma=HOST_HAS_FMA):
                 line = line[:group.start(1)] + new + line[group.end(1):]
         elif line.startswith("}"):
             inside = False
-        elif inside and host_fma and "@llvm.fmuladd." in line:
-            line = split_multiply_add(line)
         elif inside and "@llvm.fmuladd." in line:
             fused.update(re.findall(r"@llvm\.fmuladd\.([\w.]+)\(", line))
             line = line.replace("@llvm.fmuladd.", "@llvm.fma.")
-        elif inside and host_fma and (" fadd " in line or " fsub " in line or " fmul " in line):
-            line = contractable(line)
         out.append(line)
     for old_group, new_group in groups.items():
         attributes = re.search(r"^attributes #%s = \{(.*)\}$" % old_group, ir, re.M)
@@ -140,37 +118,6 @@ FP_OP = re.compile(r"=\s+(fadd|fsub|fmul)\b[^<%]*?(<(\d+) x )?(float|double)\b|"
                    r"call\b.*?@llvm\.(?:fma|fmuladd)\.(?:v(\d+))?(f32|f64)\(")
 LABEL = re.compile(r'^(?:[-\w.$]+|"[^"]*"):(?:\s|$)')
 FLOPS_CALL = "call void @__cudaemu_flops(i32 %d, i32 %d, i32 %d, i32 %d, i32 %d, i32 %d)"
-
-
-# `%r = call float @llvm.fmuladd.f32(float %a, float %b, float %c), !dbg !9` (or of a vector type)
-MULTIPLY_ADD = re.compile(r"^(\s*)(%[-\w.$]+) = (?:tail )?call (?:[a-z]+ )*(<\d+ x \w+>|float|double) "
-                          r"@llvm\.fmuladd\.\w+(\(.*)$")
-
-
-def split_multiply_add(line):
-    """An llvm.fmuladd call as `%cudaemu.product.R = fmul contract` and `%R = fadd contract` of the product."""
-    m = MULTIPLY_ADD.match(line.rstrip("\n"))
-    if not m:
-        return line
-    indent, name, type_, rest = m.groups()
-    close = matching_paren(rest, 0)
-    args, tail = top_level_split(rest[1:close]), rest[close + 1:]
-    a, b, c = [arg[len(type_) + 1:] for arg in args]  # each argument is `TYPE VALUE`
-    product = "%%cudaemu.product.%s" % name[1:]
-    return "%s%s = fmul contract %s %s, %s%s\n%s%s = fadd contract %s %s, %s%s\n" % (
-        indent, product, type_, a, b, tail, indent, name, type_, product, c, tail)
-
-
-def top_level_split(text):
-    """text split at the commas outside any brackets."""
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        depth += {"(": 1, "<": 1, "[": 1, "{": 1, ")": -1, ">": -1, "]": -1, "}": -1}.get(ch, 0)
-        if ch == "," and depth == 0:
-            parts.append(text[start:i].strip())
-            start = i + 1
-    parts.append(text[start:].strip())
-    return parts
 
 
 def device_functions(ir):
