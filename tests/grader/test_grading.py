@@ -42,8 +42,8 @@ LABS = labs.folders()
 MALICIOUS = os.path.join(ROOT, "grader", "malicious")
 # Tight limits keep the attacks quick to stop; a correct lab needs a few seconds. The wall-time limit is above the
 # CPU-time limit, so that an endless loop usually meets the CPU-time limit first; on a machine too busy to give it
-# 40 s of CPU in 80 s the wall-time limit stops it, and the malicious table accepts either. Each limit has its own
-# test below, on a command that can only meet that one.
+# 40 s of CPU in 60 s the emulator's own watchdog stops it (in 80 s the wall-time limit), and the malicious table
+# accepts any of them. Each limit has its own test below, on a command that can only meet that one.
 # CPU seconds per process: above what compiling the slowest lab's kernel for the emulator takes (lab 8's reference,
 # four instantiations of a fully unrolled mma.sync loop: 20 s of clang; lab 6's about 8 s), below the wall-time limit
 # that an endless loop must not reach first.
