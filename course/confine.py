@@ -169,7 +169,7 @@ def uncounted_access(line, stack=()):
     return None if size is None or size in COUNTED_BYTES else (m.group(1), t, size)
 
 
-# The call emucc puts at the start of a basic block of device code (cudaemu_cc/ir.py's count_flops): constants only,
+# The call emucc puts at the start of a basic block of device code (cudaemu_cc/arithmetic.py's count_flops): constants only,
 # and no source line (a call the source makes has one)
 EMUCC_FLOPS_CALL = re.compile(r"^\s*call void @__cudaemu_flops\((?:i32 \d+, ){5}i32 \d+\)\s*$")
 

@@ -1,4 +1,5 @@
-"""emucc's passes over LLVM IR text (cudaemu_cc/ir.py), on canned IR for every LLVM version emucc takes (14 and newer).
+"""emucc's passes over LLVM IR text (cudaemu_cc/ir.py and arithmetic.py), on canned IR for every LLVM version emucc
+takes (14 and newer).
 
 LLVM 14: lines trimmed from what clang 14 and opt 14 printed for the tiny kernels below, with emucc's IR passes
 turned off (the input the passes get); the -O0 fallback's from clang -O0 -fsanitize-coverage=inline-bool-flag,
@@ -23,9 +24,10 @@ in that syntax.
 """
 import pytest
 
-from cudaemu_cc.ir import (check_vector_indices, count_flops, detach_coverage_flags, fuse_device_multiply_adds, index_check_names,
-                           name_index_checks, raise_vector_alignment, rewrite_ir, route_by_alignment,
-                           strip_stack_slot_callbacks, vector_alignments)
+from cudaemu_cc.arithmetic import count_flops, fuse_device_multiply_adds
+from cudaemu_cc.ir import (check_vector_indices, detach_coverage_flags, index_check_names, name_index_checks,
+                           raise_vector_alignment, rewrite_ir, route_by_alignment, strip_stack_slot_callbacks,
+                           vector_alignments)
 
 VERSIONS = ["llvm14", "llvm16"]
 

@@ -10,8 +10,9 @@ import tempfile
 
 from . import identity
 from .errors import Error
-from .ir import (check_vector_indices, count_flops, detach_coverage_flags, fuse_device_multiply_adds,
-                 name_index_checks, raise_vector_alignment, rewrite_ir, route_by_alignment, strip_stack_slot_callbacks)
+from .arithmetic import count_flops, fuse_device_multiply_adds
+from .ir import (check_vector_indices, detach_coverage_flags, name_index_checks, raise_vector_alignment, rewrite_ir,
+                 route_by_alignment, strip_stack_slot_callbacks)
 from .launches import template_kernels
 from .source import rewrite_source
 from .toolchain import clang_major, compiler_identity, find_clang, find_tool, have_boost_context, run
