@@ -64,6 +64,113 @@ def fuse_device_multiply_adds(ir, host_fma=HOST_HAS_FMA):
     return "".join(out)
 
 
+
+# nvcc fuses beyond one expression as well, and clang's llvm.fmuladd (one expression) cannot say which multiply it
+# fuses: tests/emu/programs/fma_contraction.cu on an H100 shows the rule this pass applies. emucc compiles with
+# -ffp-contract=off, and in device functions (after sroa has made locals registers, before any optimisation):
+# - a multiply whose every use is an operand of an add or subtract is fused into each of them, across statements
+#   and basic blocks (`float t = a * b; r = t + c;`, a product added and subtracted, a loop-invariant product added
+#   inside the loop); a multiply with any other use (stored, passed, compared) is fused into none;
+# - of an add of two such multiplies, the left one is fused and the right one is then the addend, which it needs;
+#   the shapes are LLVM's DAG combiner's:
+#   fadd(x*y, z), fadd(z, x*y) -> fma(x, y, z);  fsub(x*y, z) -> fma(x, y, -z);  fsub(z, x*y) -> fma(-x, y, z)
+# A multiply left without uses is replaced by a value that costs nothing (FLOPs are counted after this pass, as
+# Nsight Compute counts the FFMAs a GPU runs). Where sroa cannot run (no `opt`), locals stay in memory: a multiply
+# stored to a local has a use that is no add, so fusion stays inside each expression.
+VALUE = r'(?:%[-\w.$]+|%"[^"]*"|[-+]?(?:0x[0-9A-Fa-f]+|[0-9][\w.+-]*)|undef|poison)'
+FP_FLAGS = r"(?:(?:nnan|ninf|nsz|arcp|contract|afn|reassoc|fast) )*"
+SCALAR_FMUL = re.compile(r"^\s*(%[-\w.$]+) = fmul " + FP_FLAGS + r"(float|double) (" + VALUE + "), (" + VALUE +
+                         r")(?:,|$)")
+SCALAR_FADD = re.compile(r"^(\s*)(%[-\w.$]+) = (fadd|fsub) " + FP_FLAGS + r"(float|double) (" + VALUE + "), (" +
+                         VALUE + r")(.*)$")
+DEBUG_VALUE = re.compile(r"^\s*call void @llvm\.dbg\.")
+NAMED_VALUE = r"(%[-\w.$]+)(?![-\w.$])"
+
+
+def fuse_across_statements(ir):
+    """fadd/fsub of an fmul -> llvm.fma in device functions, as nvcc fuses them (see above)."""
+    device = device_functions(ir)
+    if not device:
+        return ir
+    lines = ir.splitlines(keepends=True)
+    out, body, used_fma, inside = [], [], set(), False
+    for line in lines:
+        if line.startswith("define "):
+            m = DEFINED_NAME.match(line)
+            inside = bool(m) and m.group(1) in device
+            out.append(line)
+        elif inside and line.startswith("}"):
+            out.extend(fuse_in_function(body, used_fma))
+            out.append(line)
+            body, inside = [], False
+        elif inside:
+            body.append(line)
+        else:
+            out.append(line)
+    for kind in sorted(used_fma):
+        suffix = "f32" if kind == "float" else "f64"
+        if not re.search(r"^declare .*@llvm\.fma\.%s\(" % suffix, ir, re.M):
+            out.append("\ndeclare %s @llvm.fma.%s(%s, %s, %s)\n" % ((kind, suffix) + (kind,) * 3))
+    return "".join(out)
+
+
+def fuse_in_function(body, used_fma):
+    """A device function's body lines with its adds and subtracts of multiplies fused (fuse_across_statements)."""
+    products, uses, adds = {}, {}, {}  # fmul -> (type, x, y); value -> its uses' roles; line -> its fadd's match
+    for i, line in enumerate(body):
+        m = SCALAR_FMUL.match(line)
+        if m:
+            products[m.group(1)] = (m.group(2), m.group(3), m.group(4))
+        if DEBUG_VALUE.match(line):
+            continue
+        m = SCALAR_FADD.match(line)
+        if m:
+            adds[i] = m
+            for v in (m.group(5), m.group(6)):
+                uses.setdefault(v, []).append(m.group(4))  # an operand of an add of this type
+            continue
+        for name in re.findall(NAMED_VALUE, line.split(" = ", 1)[1] if re.match(r"\s*%\S+ = ", line) else line):
+            uses.setdefault(name, []).append(None)  # any other use
+    fusible = {p for p, (kind, _, _) in products.items() if uses.get(p) and all(k == kind for k in uses[p])}
+    if not fusible:
+        return body
+    out, left_over = [], {p: len(uses[p]) for p in fusible}
+    for i, line in enumerate(body):
+        m = adds.get(i)
+        product = m and next((v for v in (m.group(5), m.group(6)) if v in fusible), None)
+        if not product:
+            out.append(line)
+            continue
+        indent, result, op, kind, left, right, rest = m.groups()
+        other = right if product == left else left
+        fusible.discard(other)  # the addend: needed as a value
+        left_over[product] -= 1
+        _, x, y = products[product]
+        if op == "fsub":
+            negated = "%%cudaemu.fneg.%s" % result[1:]
+            if product == left:  # x*y - z = fma(x, y, -z)
+                out.append("%s%s = fneg %s %s\n" % (indent, negated, kind, other))
+                other = negated
+            else:  # z - x*y = fma(-x, y, z)
+                out.append("%s%s = fneg %s %s\n" % (indent, negated, kind, x))
+                x = negated
+        suffix = "f32" if kind == "float" else "f64"
+        out.append("%s%s = call %s @llvm.fma.%s(%s %s, %s %s, %s %s)%s\n" %
+                   (indent, result, kind, suffix, kind, x, kind, y, kind, other, rest))
+        used_fma.add(kind)
+    gone = {p for p in fusible if left_over[p] == 0}
+    kept = []
+    for line in out:
+        m = SCALAR_FMUL.match(line)
+        if m and m.group(1) in gone:  # (a value of no cost keeps its number: numbered values must stay consecutive)
+            line = "%s%s = freeze %s undef ; a product fused into each of its uses\n" % (
+                line[:len(line) - len(line.lstrip())], m.group(1), m.group(2))
+        elif DEBUG_VALUE.match(line):  # a debug location of a removed product says its value is gone
+            line = re.sub(r"metadata (float|double) " + NAMED_VALUE,
+                          lambda d: "metadata %s undef" % d.group(1) if d.group(2) in gone else d.group(0), line)
+        kept.append(line)
+    return kept
+
 # Floating-point arithmetic in device code is counted as it runs: each basic block of a device function that holds
 # any starts with one call that adds its operations, by kind (FP32 and FP64: fused multiply-adds, multiplies, adds
 # and subtracts, each lane of a vector apart), as Nsight Compute's sm__sass_thread_inst_executed_op_{ffma,fmul,fadd,

@@ -10,7 +10,7 @@ import tempfile
 
 from . import identity
 from .errors import Error
-from .arithmetic import count_flops, fuse_device_multiply_adds
+from .arithmetic import count_flops, fuse_across_statements, fuse_device_multiply_adds
 from .ir import (check_vector_indices, detach_coverage_flags, name_index_checks, raise_vector_alignment, rewrite_ir,
                  route_by_alignment, strip_stack_slot_callbacks)
 from .launches import template_kernels
@@ -91,17 +91,21 @@ class Build:
         # here: `float sum;` without `= 0` gives wrong results, as it does on a GPU, not right ones by luck.
         # With the checks, each index into an array of known size is checked against its own dimension
         # (ir.name_index_checks): `As[s][k][130]` is found even where the address stays inside As.
+        # Multiply-adds are fused by emucc's own pass, which fuses as nvcc does (arithmetic.fuse_across_statements).
         run(base + ["-include", "cuda_runtime.h", "-x", "c++", "-O1", "-Xclang", "-disable-llvm-passes",
-                    "-ftrivial-auto-var-init=pattern"] + (["-fsanitize=array-bounds"] if self.checks else []) + [
+                    "-ffp-contract=off", "-ftrivial-auto-var-init=pattern"] + (["-fsanitize=array-bounds"] if self.checks else []) + [
                     "-fno-optimize-sibling-calls", self.debug, self.dwarf, "-fdebug-prefix-map=%s=." % os.getcwd(),
                     "-emit-llvm"] + (["-S"] if self.checks else ["-c"]) + [rewritten, "-o", front],
             "compile")
         if not self.checks:
-            run([self.clang, "-S", "-emit-llvm", front, "-o", ll], "disassemble")
+            if self.opt:  # registers first, as with the checks, so that multiply-adds fuse the same way
+                run([self.opt, "-passes=function(sroa)", front, "-S", "-o", ll], "registers")
+            else:
+                run([self.clang, "-S", "-emit-llvm", front, "-o", ll], "disassemble")
             with open(ll) as f:
                 ir = f.read()
             with open(ll, "w") as f:
-                f.write(fuse_device_multiply_adds(ir))
+                f.write(fuse_across_statements(fuse_device_multiply_adds(ir)))
             if self.emit_ir:
                 shutil.copyfile(ll, self.emit_ir)
             run([self.clang, self.opt_level, "-Wno-override-module", "-c", ll, "-o", obj], "optimise")
@@ -127,7 +131,7 @@ class Build:
             ir = strip_stack_slot_callbacks(ir)
         with open(ll, "w") as f:
             ir = rewrite_ir(route_by_alignment(ir))
-            ir = count_flops(fuse_device_multiply_adds(detach_coverage_flags(ir)))
+            ir = count_flops(fuse_across_statements(fuse_device_multiply_adds(detach_coverage_flags(ir))))
             f.write(name_index_checks(ir, shown.replace("\\", "/"), compiled))
         if self.emit_ir:
             shutil.copyfile(ll, self.emit_ir)

@@ -21,8 +21,8 @@ __global__ void fp32_fma_loop(const float* a, const float* b, float* out, int n)
     out[threadIdx.x] = s;
 }
 
-// One multiply and one subtract, then one add, per thread. nvcc fuses the multiply into the subtract (one ffma
-// where the emulator counts a mul and an add): the FLOPs are the same.
+// One multiply and one subtract, then one add, per thread. nvcc fuses the multiply into the subtract of the next
+// statement, and so does the emulator: one ffma and one fadd.
 __global__ void fp32_mul_then_add(const float* a, const float* b, float* out) {
     const float p = a[threadIdx.x] * b[threadIdx.x];
     const float d = p - a[0];

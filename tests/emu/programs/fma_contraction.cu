@@ -4,20 +4,22 @@
 // a*b + c*d + e*f is fma(e, f, fma(a, b, c*d)). The inputs make every other order give other bits: with
 // u = 1 + 2^-12, u*u needs 25 bits, so fma(u, u, -(1 + 2^-11)) is 2^-24 and the rounded u*u minus 1 + 2^-11 is 0.
 // Each expression's result is printed with %a and checked against the same order computed on the host with fmaf.
-// Every expression reads operands of its own (GROUP floats each): a product that two statements share would be
-// computed once, and nvcc then fuses the multiply with fewer uses first.
-// The last two lines print which way the device went, without a verdict: a multiply and an add in two statements,
-// and a loop-invariant multiply added in a loop (which an optimiser may compute once, before the loop, apart from
-// the add).
+// Every expression reads operands of its own (GROUP floats each), so that no product is shared by accident.
+// Beyond one expression (what an H100 showed, each line naming the way the device went, or FAIL): a multiply in one
+// statement is fused into its add in the next, into each of two adds that use it, into its add in another basic
+// block, and a loop-invariant multiply into its add inside the loop (where an optimiser could have computed the
+// product once, before the loop); of an earlier statement's product plus this statement's, and of a product with
+// two uses plus one with one, the left is fused; a product that is also stored is fused into no add.
 //
 // Build: nvcc -arch=sm_90 -o fma_contraction tests/emu/programs/fma_contraction.cu
 
 #include <cmath>
+#include <cstring>
 
 #include "program.h"
 
 constexpr int GROUP = 10;   // floats of x per expression
-constexpr int GROUPS = 10;  // expressions
+constexpr int GROUPS = 15;  // expressions
 constexpr int LOOP = 4;     // passes of the loop, a kernel argument so that the loop stays one
 
 __global__ void contraction_kernel(const float* x, float* out, float s, float t, int loop) {
@@ -42,6 +44,25 @@ __global__ void contraction_kernel(const float* x, float* out, float s, float t,
     out[8] = product + q[2];            // ... and its add in the next
     q += GROUP;
     for (int k = 0; k < loop; ++k) out[9 + k] = q[k] + s * t;  // s*t: the same in every pass, as hotspot3D's ct*amb
+    q += GROUP;
+    float* more = out + 9 + loop;
+    const float earlier = q[0] * q[1];  // an earlier statement's product against this statement's
+    more[0] = earlier + q[2] * q[3];
+    q += GROUP;
+    const float shared = q[0] * q[1];  // a product with two uses against one with one
+    more[1] = shared + q[2] * q[3];
+    more[2] = shared + q[4];
+    q += GROUP;
+    const float twice = q[0] * q[1];  // a product added and subtracted
+    more[3] = twice + q[2];
+    more[4] = twice - q[3];
+    q += GROUP;
+    const float branch = q[0] * q[1];  // a product and its add in another basic block
+    if (loop > 0) more[5] = branch + q[2];
+    q += GROUP;
+    const float kept = q[0] * q[1];  // a product stored as well as added
+    more[6] = kept;
+    more[7] = kept + q[2];
 }
 
 int main() {
@@ -50,11 +71,12 @@ int main() {
         {u, u, v, 1.0f},        {v, 1.0f, u, u}, {u, u, v, 1.0f, tiny}, {v, u, u}, {u, u, w, 1.0f},
         {u, u, w},              {w, u, u},
         {u, u, v, 1.0f, tiny, 1.0f, u, u, v, 1.0f},  // each fused step keeps a bit a rounded product loses
-        {u, u, v},              {v, v, v, v}};
+        {u, u, v},              {v, v, v, v},
+        {u, u, -u, u},          {u, u, -u, u, v}, {u, u, v, w}, {u, u, v}, {u, u, v}};
     std::vector<float> x(GROUP * GROUPS, 0.0f);
     for (size_t g = 0; g < groups.size(); ++g)
         for (size_t i = 0; i < groups[g].size(); ++i) x[GROUP * g + i] = groups[g][i];
-    const int outputs = 9 + LOOP;
+    const int outputs = 9 + LOOP + 8;
     float *d_x = nullptr, *d_out = nullptr;
     CHECK(cudaMalloc(&d_x, x.size() * sizeof(float)));
     CHECK(cudaMalloc(&d_out, outputs * sizeof(float)));
@@ -84,13 +106,33 @@ int main() {
                             "a*b - c*d",     "a*b - c",   "c - a*b",       "chain of five products"};
     for (int i = 0; i < 8; ++i)
         std::printf("%s: %a (%s)\n", names[i], out[i], out[i] == want[i] ? "nvcc's order" : "FAIL: another order");
-    // which way the device went, for the two that depend on what the optimiser did before fusing
+    // beyond one expression: which way the device went, against the way nvcc went
     auto way = [&](float got, float fused, float apart) {
-        return got == fused ? "fused" : got == apart ? "not fused" : "FAIL: neither";
+        return got == fused ? "fused" : got == apart ? "not fused" : "neither";
     };
-    std::printf("across two statements: %a (%s)\n", out[8],
-                way(out[8], fmaf(q(8, 0), q(8, 1), q(8, 2)), product(q(8, 0), q(8, 1)) + q(8, 2)));
-    std::printf("loop-invariant multiply: %a (%s)\n", out[9],
-                way(out[9], fmaf(u, u, q(9, 0)), q(9, 0) + product(u, u)));
+    auto both = [&](int g, float got) {  // q0*q1 + q2*q3, three ways
+        return got == fmaf(q(g, 0), q(g, 1), product(q(g, 2), q(g, 3)))   ? "the left product fused"
+               : got == fmaf(q(g, 2), q(g, 3), product(q(g, 0), q(g, 1))) ? "the right product fused"
+               : got == product(q(g, 0), q(g, 1)) + product(q(g, 2), q(g, 3)) ? "not fused"
+                                                                            : "none of them";
+    };
+    auto plus = [&](int g, float got, float c) {  // q0*q1 + c
+        return way(got, fmaf(q(g, 0), q(g, 1), c), product(q(g, 0), q(g, 1)) + c);
+    };
+    auto report = [](const char* name, float got, const char* how, const char* nvcc) {
+        std::printf("%s: %a (%s%s)\n", name, got, std::strcmp(how, nvcc) == 0 ? "" : "FAIL: ", how);
+    };
+    const float* more = out.data() + 9 + LOOP;
+    report("across two statements", out[8], plus(8, out[8], q(8, 2)), "fused");
+    report("loop-invariant multiply", out[9], way(out[9], fmaf(u, u, q(9, 0)), q(9, 0) + product(u, u)), "fused");
+    report("earlier product + this statement's", more[0], both(10, more[0]), "the left product fused");
+    report("product of two uses + product of one", more[1], both(11, more[1]), "the left product fused");
+    report("its other use", more[2], plus(11, more[2], q(11, 4)), "fused");
+    report("product added", more[3], plus(12, more[3], q(12, 2)), "fused");
+    report("same product subtracted", more[4], plus(12, more[4], -q(12, 3)), "fused");
+    report("add in another block", more[5], plus(13, more[5], q(13, 2)), "fused");
+    report("product also stored", more[6], more[6] == product(q(14, 0), q(14, 1)) ? "rounded" : "not rounded",
+           "rounded");
+    report("its add", more[7], plus(14, more[7], q(14, 2)), "not fused");
     return 0;
 }

@@ -1,0 +1,109 @@
+"""emucc's fusion of multiply-adds across statements (cudaemu_cc/arithmetic.py, fuse_across_statements), on canned
+IR: a device function `k` (annotated as device code) and a host function `h`, bodies as sroa leaves them. The rule
+itself is what tests/emu/programs/fma_contraction.cu showed on an H100; these tests pin each of its parts.
+"""
+from cudaemu_cc.arithmetic import fuse_across_statements
+
+ANNOTATED = '''@.str = private unnamed_addr constant [15 x i8] c"cudaemu.device\\00", section "llvm.metadata"
+@llvm.global.annotations = appending global [1 x { ptr, ptr, ptr, i32, ptr }] [{ ptr, ptr, ptr, i32, ptr } \
+{ ptr @k, ptr @.str, ptr @.str, i32 1, ptr null }], section "llvm.metadata"
+'''
+
+
+def module(body, host_body=None):
+    """The module with k's body (and h's, the same unless given) between their braces."""
+    host = body if host_body is None else host_body
+    return (ANNOTATED + "\ndefine void @k(float %0, float %1, float %2, float %3, ptr %4) #0 {\n" + body + "}\n" +
+            "\ndefine void @h(float %0, float %1, float %2, float %3, ptr %4) #0 {\n" + host + "}\n")
+
+
+def device_body(ir):
+    return ir.split("define void @k(")[1].split("{\n", 1)[1].split("}\n")[0]
+
+
+def fma(result, x, y, z, kind="float", suffix="f32", dbg=""):
+    return "  %s = call %s @llvm.fma.%s(%s %s, %s %s, %s %s)%s\n" % (result, kind, suffix, kind, x, kind, y, kind, z,
+                                                                     dbg)
+
+
+def gone(result, kind="float"):
+    return "  %s = freeze %s undef ; a product fused into each of its uses\n" % (result, kind)
+
+
+def test_a_product_in_one_statement_and_its_add_in_the_next_fuse():
+    body = ("  %6 = fmul float %0, %1, !dbg !10\n"
+            "  %7 = fadd float %6, %2, !dbg !11\n"
+            "  store float %7, ptr %4, align 4\n"
+            "  ret void\n")
+    fused = fuse_across_statements(module(body))
+    assert device_body(fused) == gone("%6") + fma("%7", "%0", "%1", "%2", dbg=", !dbg !11") + \
+        "  store float %7, ptr %4, align 4\n  ret void\n"
+    assert fused.endswith("\ndeclare float @llvm.fma.f32(float, float, float)\n")
+    assert "define void @h(float %0, float %1, float %2, float %3, ptr %4) #0 {\n" + body in fused  # host: as it was
+
+
+def test_the_addend_may_come_first_and_subtracts_negate_the_right_operand():
+    body = ("  %6 = fmul float %0, %1\n"
+            "  %7 = fadd float %2, %6\n"
+            "  %8 = fsub float %6, %3\n"
+            "  %9 = fsub float %3, %6\n"
+            "  ret void\n")
+    assert device_body(fuse_across_statements(module(body))) == (
+        gone("%6") + fma("%7", "%0", "%1", "%2") +
+        "  %cudaemu.fneg.8 = fneg float %3\n" + fma("%8", "%0", "%1", "%cudaemu.fneg.8") +
+        "  %cudaemu.fneg.9 = fneg float %0\n" + fma("%9", "%cudaemu.fneg.9", "%1", "%3") + "  ret void\n")
+
+
+def test_a_product_with_a_use_other_than_an_add_fuses_into_none():
+    body = ("  %6 = fmul float %0, %1\n"
+            "  store float %6, ptr %4, align 4\n"
+            "  %7 = fadd float %6, %2\n"
+            "  ret void\n")
+    assert fuse_across_statements(module(body)) == module(body)
+
+
+def test_of_two_products_the_left_one_fuses_and_the_right_one_is_the_addend():
+    # the right product (%7) has one use, the left (%6) two: the left is fused all the same, into both its adds
+    body = ("  %6 = fmul float %0, %1\n"
+            "  %7 = fmul float %2, %3\n"
+            "  %8 = fadd float %6, %7\n"
+            "  %9 = fadd float %6, %2\n"
+            "  %10 = fadd float %7, %0\n"
+            "  ret void\n")
+    # %7, the addend of %8, is needed as a value: kept, and so not fused into %10 either
+    assert device_body(fuse_across_statements(module(body))) == (
+        gone("%6") + "  %7 = fmul float %2, %3\n" + fma("%8", "%0", "%1", "%7") + fma("%9", "%0", "%1", "%2") +
+        "  %10 = fadd float %7, %0\n  ret void\n")
+
+
+def test_across_basic_blocks_and_in_double():
+    body = ("  %6 = fpext float %0 to double\n"
+            "  %7 = fmul double %6, %6\n"
+            "  br label %8\n"
+            "8:\n"
+            "  %9 = fadd double %7, 1.000000e+00\n"
+            "  ret void\n")
+    assert device_body(fuse_across_statements(module(body))) == (
+        "  %6 = fpext float %0 to double\n" + gone("%7", "double") + "  br label %8\n8:\n" +
+        fma("%9", "%6", "%6", "1.000000e+00", "double", "f64") + "  ret void\n")
+
+
+def test_debug_locations_of_a_removed_product_say_its_value_is_gone():
+    body = ("  %6 = fmul float %0, %1\n"
+            "  call void @llvm.dbg.value(metadata float %6, metadata !7, metadata !DIExpression()), !dbg !8\n"
+            "  %7 = fadd float %6, %2\n"
+            "  ret void\n")
+    assert device_body(fuse_across_statements(module(body))) == (
+        gone("%6") + "  call void @llvm.dbg.value(metadata float undef, metadata !7, metadata !DIExpression()), "
+        "!dbg !8\n" + fma("%7", "%0", "%1", "%2") + "  ret void\n")
+
+
+def test_vectors_and_code_without_device_functions_stay_as_they_are():
+    vectors = ("  %6 = insertelement <2 x float> undef, float %0, i32 0\n"
+               "  %7 = fmul <2 x float> %6, %6\n"
+               "  %8 = fadd <2 x float> %7, %6\n"
+               "  ret void\n")
+    assert fuse_across_statements(module(vectors)) == module(vectors)
+    scalars = "  %6 = fmul float %0, %1\n  %7 = fadd float %6, %2\n  ret void\n"
+    host_only = module(scalars).replace('c"cudaemu.device\\00"', 'c"something.else\\00"')
+    assert fuse_across_statements(host_only) == host_only
