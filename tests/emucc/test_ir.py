@@ -25,9 +25,9 @@ in that syntax.
 import pytest
 
 from cudaemu_cc.arithmetic import count_flops, fuse_device_multiply_adds
-from cudaemu_cc.ir import (check_vector_indices, detach_coverage_flags, index_check_names, name_index_checks,
-                           raise_vector_alignment, rewrite_ir, route_by_alignment, strip_stack_slot_callbacks,
-                           vector_alignments)
+from cudaemu_cc.ir import (check_vector_indices, detach_coverage_flags, device_inline_asm, index_check_names,
+                           name_index_checks, raise_vector_alignment, rewrite_ir, route_by_alignment,
+                           strip_stack_slot_callbacks, vector_alignments)
 
 VERSIONS = ["llvm14", "llvm16"]
 
@@ -785,3 +785,33 @@ def test_vector_alignments_come_from_the_headers():
     aligned = vector_alignments()
     assert aligned["float4"] == 16 and aligned["double2"] == 16 and aligned["float2"] == 8 and "float" not in aligned
     assert "int3" not in aligned  # a 3-vector is aligned as its element
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# device_inline_asm
+# ---------------------------------------------------------------------------------------------------------------
+def test_inline_asm_in_device_code_is_named_at_its_line_and_the_hosts_is_not():
+    # k (device code) holds PTX through an inlined helper of a header; h (host code) holds the host's own assembly
+    module = lines(
+        '@.str = private unnamed_addr constant [15 x i8] c"cudaemu.device\\00", section "llvm.metadata"',
+        '@llvm.global.annotations = appending global [1 x { ptr, ptr, ptr, i32, ptr }] [{ ptr, ptr, ptr, i32, ptr } '
+        '{ ptr @k, ptr @.str, ptr @.str, i32 1, ptr null }], section "llvm.metadata"',
+        "define void @k(ptr %0) #0 !dbg !10 {",
+        '  %2 = call float asm sideeffect "add.f32 $0, $0, $0;", "=f,0"(float 1.0), !dbg !13',
+        "  ret void",
+        "}",
+        "define void @h() #0 {",
+        '  %1 = call { i32, i32 } asm sideeffect "rdtsc", "={ax},={dx}"(), !dbg !14',
+        "  ret void",
+        "}",
+        '!1 = !DIFile(filename: "kernel.cu", directory: ".")',
+        '!2 = !DIFile(filename: "helpers.cuh", directory: ".")',
+        "!10 = distinct !DISubprogram(name: \"k\", scope: !1, file: !1, line: 3, unit: !0)",
+        "!11 = distinct !DISubprogram(name: \"twice\", scope: !2, file: !2, line: 1, unit: !0)",
+        "!12 = distinct !DILexicalBlock(scope: !11, file: !2, line: 2, column: 5)",
+        "!13 = !DILocation(line: 4, column: 9, scope: !12, inlinedAt: !15)",
+        "!14 = !DILocation(line: 8, column: 5, scope: !10)",
+        "!15 = !DILocation(line: 5, column: 12, scope: !10)")
+    assert device_inline_asm(module) == ["helpers.cuh:4: error: inline PTX (asm) is not supported by the CPU emulator"]
+    assert device_inline_asm(module.replace(", !dbg !13", "")) == \
+        ["<device code>: error: inline PTX (asm) is not supported by the CPU emulator"]

@@ -9,10 +9,10 @@ import subprocess
 import tempfile
 
 from . import identity
-from .errors import Error
+from .errors import Error, SourceError
 from .arithmetic import count_flops, fuse_across_statements, fuse_device_multiply_adds
-from .ir import (check_vector_indices, detach_coverage_flags, name_index_checks, raise_vector_alignment, rewrite_ir,
-                 route_by_alignment, strip_stack_slot_callbacks)
+from .ir import (check_vector_indices, detach_coverage_flags, device_inline_asm, name_index_checks,
+                 raise_vector_alignment, rewrite_ir, route_by_alignment, strip_stack_slot_callbacks)
 from .launches import template_kernels
 from .source import rewrite_source
 from .toolchain import clang_major, compiler_identity, find_clang, find_tool, have_boost_context, run
@@ -24,6 +24,13 @@ INCLUDE_DIR = os.path.join(EMU_DIR, "include")
 # (and the JSON writer it shares with the course's harness)
 RUNTIME_SOURCES = sorted([os.path.join(d, f) for d in (EMU_DIR, INCLUDE_DIR) for f in os.listdir(d)
                           if f.endswith((".cpp", ".h"))] + [os.path.join(os.path.dirname(EMU_DIR), "json_writer.h")])
+
+
+def refuse_device_asm(ir):
+    """Raises SourceError if a device function of the IR holds inline assembly (ir.device_inline_asm)."""
+    messages = device_inline_asm(ir)
+    if messages:
+        raise SourceError(messages)
 
 
 class Build:
@@ -104,6 +111,7 @@ class Build:
                 run([self.clang, "-S", "-emit-llvm", front, "-o", ll], "disassemble")
             with open(ll) as f:
                 ir = f.read()
+            refuse_device_asm(ir)
             with open(ll, "w") as f:
                 f.write(fuse_across_statements(fuse_device_multiply_adds(ir)))
             if self.emit_ir:
@@ -127,6 +135,7 @@ class Build:
                 "instrument")
         with open(ll) as f:
             ir = f.read()
+        refuse_device_asm(ir)
         if not self.opt:
             ir = strip_stack_slot_callbacks(ir)
         with open(ll, "w") as f:

@@ -7,6 +7,8 @@ pointers: `ptr`); tests/emucc/test_ir.py holds both.
 import os
 import re
 
+from .arithmetic import DEFINED_NAME, device_functions
+
 INCLUDE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "include")
 
 
@@ -396,3 +398,48 @@ def check_vector_indices(ir):
     if checked:
         out.append("declare void @__cudaemu_index_range_check(%s, i64, i64, i64)\n" % ("ptr" if opaque else "i8*"))
     return "".join(out)
+
+
+# Inline assembly in device code is PTX, which the CPU cannot run. The source scan refuses `asm(...)` and
+# `asm volatile(...)` by name; other spellings (`__asm__ __volatile__(...)`, `__asm(...)`) reach the IR, where clang's
+# x86 back end would fail on the PTX, or crash on an operand constraint it does not know. Here each is refused at
+# its line, in device functions only: host code in a .cu may hold the host's own assembly.
+INLINE_ASM = re.compile(r"\bcall [^\"]*?\basm (?:sideeffect |alignstack |inteldialect |unwind )*\"")
+DEBUG_LOCATION = re.compile(r", !dbg !(\d+)")
+METADATA = re.compile(r"^!(\d+) = (?:distinct )?!(\w+)\((.*)\)$", re.M)
+
+
+def device_inline_asm(ir):
+    """`file:line: error: ...` for each inline assembly statement in a device function."""
+    device = device_functions(ir)
+    found, inside = [], False
+    for line in ir.splitlines():
+        if line.startswith("define "):
+            m = DEFINED_NAME.match(line)
+            inside = bool(m) and m.group(1) in device
+        elif line.startswith("}"):
+            inside = False
+        elif inside and INLINE_ASM.search(line):
+            location = DEBUG_LOCATION.search(line)
+            found.append(location.group(1) if location else None)
+    if not found:
+        return []
+    metadata = {number: (kind, fields) for number, kind, fields in METADATA.findall(ir)}
+
+    def field(fields, name):
+        m = re.search(r"\b%s: (?:!(\d+)|(\d+)|\"((?:[^\"\\]|\\.)*)\")" % name, fields)
+        return m and (m.group(1) or m.group(2) or m.group(3))
+
+    messages = []
+    for number in found:
+        where = "<device code>"
+        kind, fields = metadata.get(number, ("", ""))
+        if kind == "DILocation":
+            scope, file = field(fields, "scope"), None
+            while scope in metadata and file is None:  # up the scopes to the one that names its file
+                file = field(metadata[scope][1], "file")
+                scope = field(metadata[scope][1], "scope")
+            name = field(metadata.get(file, ("", ""))[1], "filename") if file else None
+            where = "%s:%s" % (name or "<device code>", field(fields, "line"))
+        messages.append("%s: error: inline PTX (asm) is not supported by the CPU emulator" % where)
+    return messages
