@@ -288,8 +288,11 @@ namespace {
 // With every A element a and every B element b, each element of C is K products a·b. A wrong value that is a whole
 // number of them says how many products the kernel added up.
 // A loop over K that stops early (a phase count that rounds down) leaves every element of C short by the same number
-// of products; only then is it said. An index bug leaves some elements right, or sums of different lengths.
-std::string constant_hint(const Problem& p, const std::vector<float>& C) {
+// of products; only then is it said. An index bug leaves some elements right, or sums of different lengths, or, in a
+// tile or fragment, pairs the same elements with the zero fill everywhere: where the emulator saw every element of A
+// and B read, the loop did reach all of K, and the products were lost after the loads.
+std::string constant_hint(const Problem& p, const Run& run) {
+    const std::vector<float>& C = run.C;
     if (p.A.empty() || p.B.empty() || C.empty()) return "";
     const float got = C[0];
     if (!std::isfinite(got)) return "";
@@ -302,8 +305,17 @@ std::string constant_hint(const Problem& p, const std::vector<float>& C) {
         if (x != b) return "";
     const double products = double(got) / (double(a) * b);
     if (a * b == 0 || products <= 0 || products >= p.K || products != std::floor(products)) return "";
-    return "; that is " + with_commas(uint64_t(products)) + " of the K = " + std::to_string(p.K) +
-           " products a·b added up: does a loop over K stop early (a count of phases that rounds down)?";
+    const std::string count = "; that is " + with_commas(uint64_t(products)) + " of the K = " + std::to_string(p.K) +
+                              " products a·b added up";
+    auto all_read = [](const std::vector<uint32_t>& reads) {
+        return !reads.empty() && std::all_of(reads.begin(), reads.end(), [](uint32_t r) { return r > 0; });
+    };
+    if (run.measured && all_read(run.A_reads) && all_read(run.B_reads))
+        return count +
+               ", though every element of A and B was read: the loop over K reached its end, and products were lost "
+               "after the loads — does an index into a shared tile or a fragment pair some elements of A with the "
+               "wrong k of B, or with the zero fill past the edge?";
+    return count + ": does a loop over K stop early (a count of phases that rounds down)?";
 }
 
 }  // namespace
@@ -369,7 +381,7 @@ Verdict check_result(const Problem& p, const Run& run) {
     v.ok = false;
     v.message = buf;
     v.check = "correctness";
-    if (run.findings.empty()) v.message += constant_hint(p, run.C);  // a race can sum anything
+    if (run.findings.empty()) v.message += constant_hint(p, run);  // a race can sum anything
     append_diagnostics(v.message, run, "the emulator also found ");
     return v;
 }
