@@ -389,6 +389,16 @@ __attribute__((always_inline)) inline void shared_access(Worker& w, uintptr_t a,
     }
 }
 
+// What to look at for an access that needs `align` bytes: a float4's start moves with the row length (a row of K
+// floats starts 16-byte aligned only when K % 4 == 0); a float2's with the row length and with the column, which a
+// lane's pair must start at an even one of.
+std::string misaligned_question(size_t align) {
+    if (align == 8)
+        return " — a float2 must start at a multiple of 8 bytes: are the row length and the column it starts at both "
+               "even?";
+    return " — a float4 must start at a multiple of 16 bytes (a float2 at 8): is the row length a multiple of 4?";
+}
+
 // A GPU faults on an access whose address is not a multiple of the alignment its instruction needs: the size
 // of the value, or more for a vector (a float4's first element is loaded by a 16-byte instruction). Reached only
 // for a misaligned address; ends the block if a kernel made the access to global or shared memory.
@@ -410,9 +420,7 @@ __attribute__((noinline, cold)) void misaligned(uintptr_t a, size_t align, bool 
              std::string("misaligned ") + (store ? "store" : "load") + " at %1 by thread " + coord(w->current->idx) +
                  " of block " + coord(w->block_idx) + ": the " + (store ? "store" : "load") + " needs " +
                  std::to_string(align) + "-byte alignment, and " + where + " is " + std::to_string(a % align) +
-                 " bytes past a multiple of " + std::to_string(align) +
-                 " — a float4 must start at a multiple of 16 bytes (a float2 at 8): is the row length a multiple "
-                 "of 4?");
+                 " bytes past a multiple of " + std::to_string(align) + misaligned_question(align));
     abort_block(*w, cudaErrorMisalignedAddress);
 }
 

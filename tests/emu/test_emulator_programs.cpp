@@ -82,6 +82,7 @@ const ErrorProgram kErrorPrograms[] = {
     {"error_race_in_helper", "race", cudaSuccess},
     {"error_uninitialised_shared", "uninitialised", cudaSuccess},
     {"error_misaligned_float4", "misaligned", cudaErrorMisalignedAddress},
+    {"error_misaligned_float2", "misaligned", cudaErrorMisalignedAddress},
     {"error_warp_exited_lane", "warp", cudaSuccess},
     {"error_warp_shfl_outside_mask", "warp", cudaSuccess},
     {"error_warp_race_no_syncwarp", "race", cudaSuccess},
@@ -96,6 +97,7 @@ const ErrorProgram kErrorPrograms[] = {
     {"error_cg_tile_size", "warp", cudaErrorLaunchFailure},
     {"error_barrier_wait_never_completes", "barrier", cudaErrorLaunchFailure},
     {"error_async_copy_read_before_wait", "race", cudaSuccess},
+    {"error_async_copy_wait_leaves_batch", "race", cudaSuccess},
     {"error_wmma_lane_skips_collective", "warp", cudaErrorLaunchFailure},
     {"error_wmma_lanes_disagree", "warp", cudaSuccess},
     {"error_wmma_ldm", "misaligned", cudaErrorMisalignedAddress},
@@ -166,6 +168,13 @@ TEST_CASE("error programs: the right error names after the launch, and the diagn
     CHECK(contains(misaligned.err, "'d_A' (byte "));
     CHECK(contains(misaligned.err, "8 bytes past a multiple of 16"));
     CHECK(contains(misaligned.err, "error_misaligned_float4.cu:14"));
+    CHECK(contains(misaligned.err, "is the row length a multiple of 4?"));
+    // a float2 at an odd column of an even row length: the question names the column, not only the row length
+    const Run pair = run({program("error_misaligned_float2")});
+    CHECK(contains(pair.err, "error_misaligned_float2.cu:13"));
+    CHECK(contains(pair.err, "'d_C' (byte 4) is 4 bytes past a multiple of 8"));
+    CHECK(contains(pair.err, "are the row length and the column it starts at both even?"));
+    CHECK(!contains(pair.err, "multiple of 4?"));
     // an index outside its own dimension, though the address is inside the array: named as written, with the
     // dimension's range, and never reported as the race or the barrier its symptom looks like
     const Run index = run({program("error_index_outside_dimension")});
