@@ -166,7 +166,8 @@ void async_copies_done(const void* key, uint64_t batches) {
 
 // <cuda_pipeline.h>'s primitives: each thread's batches, under a key of its own (never an address or an id above).
 namespace {
-const void* primitive_key(const Worker& w) { return reinterpret_cast<const void*>(~uintptr_t(w.current->linear)); }
+const void* primitive_key_of(uint32_t linear) { return reinterpret_cast<const void*>(~uintptr_t(linear)); }
+const void* primitive_key(const Worker& w) { return primitive_key_of(w.current->linear); }
 }  // namespace
 
 // __pipeline_memcpy_async: the copy, made at once; size bytes (4, 8 or 16), of which the last zfill are zeros, not
@@ -195,6 +196,8 @@ void primitive_commit() {
 
 void primitive_wait_prior(size_t prior) {
     Worker* w = kernel_worker();
+    if (w) w->current->pipeline_commits_at_wait = w->current->pipeline_commits;
+    if (w) w->current->pipeline_prior = static_cast<int64_t>(prior);
     if (w && w->current->pipeline_commits > prior)
         copies_arrived(*w, primitive_key(*w), w->current->pipeline_commits - prior);
 }
@@ -233,13 +236,28 @@ void async_in_flight_access(Worker& w, size_t offset, size_t size, bool store, u
         for (const AsyncCopy& c : entry.second) {
             if (c.offset / 4 > word || (c.offset + c.bytes - 1) / 4 < word) continue;
             const uint32_t tid = w.current->linear;
+            // A <cuda_pipeline.h> batch that its thread's last __pipeline_wait_prior(n) left in flight on purpose
+            // (one of the newest n then): a wait was there, so the count, or the buffer read, is what is wrong.
+            const Fiber& copier = w.fibers[c.tid];
+            const bool left_by_wait = entry.first.first == primitive_key_of(c.tid) && copier.pipeline_prior >= 0 &&
+                                      entry.first.second <= copier.pipeline_commits_at_wait;
             add_diag_lazy(w, DiagKind::kRace, tid, pc, c.pc, [&] {
-                return "race on shared memory between %2 and %1: " + thread_name(w, tid) +
-                       (store ? " writes " : " reads ") + shared_variable_at(word * 4) +
-                       ", which the memcpy_async of thread " + tid_coord(w, static_cast<uint16_t>(c.tid)) +
-                       " at %2 may still be filling — wait for the copy first (the pipeline's consumer_wait(), "
-                       "cuda::pipeline_consumer_wait_prior, __pipeline_wait_prior, or the barrier's wait()), then "
-                       "__syncthreads() if other threads read it";
+                std::string text = "race on shared memory between %2 and %1: " + thread_name(w, tid) +
+                                   (store ? " writes " : " reads ") + shared_variable_at(word * 4) +
+                                   ", which the memcpy_async of thread " + tid_coord(w, static_cast<uint16_t>(c.tid)) +
+                                   " at %2 may still be filling";
+                if (!left_by_wait)
+                    return text +
+                           " — wait for the copy first (the pipeline's consumer_wait(), "
+                           "cuda::pipeline_consumer_wait_prior, __pipeline_wait_prior, or the barrier's wait()), "
+                           "then __syncthreads() if other threads read it";
+                const std::string n = std::to_string(copier.pipeline_prior);
+                return text + ": its batch is " +
+                       (n == "1" ? "the newest, which" : "one of the newest " + n + ", which") +
+                       " the copying thread's last __pipeline_wait_prior(" + n + ") left in flight — either that " +
+                       "wait leaves too many batches in flight (or a __pipeline_commit() was skipped, so the newest " +
+                       "batches are not the ones the count means), or this access is to a buffer still being " +
+                       "filled (an index past the slice it means to read, or another stage's buffer)";
             });
             return;
         }

@@ -56,6 +56,9 @@ struct Fiber {
     uint64_t awaited_phases = 0;
     const char* awaited_call = nullptr;
     uint64_t pipeline_commits = 0;  // __pipeline_commit() calls (cuda_pipeline.h's batches)
+    // its last __pipeline_wait_prior: the batches committed then, and the newest it left in flight (-1: none yet)
+    uint64_t pipeline_commits_at_wait = 0;
+    int64_t pipeline_prior = -1;
     // Warp-level requests (requests.h): the row of its warp's log that this thread's next counted access goes to
     // (null before its first in the barrier interval), and the end of the log.
     LogRow* log_row = nullptr;

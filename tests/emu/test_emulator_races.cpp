@@ -120,6 +120,16 @@ TEST_CASE("a barrier wait that never completes names the wait, what it still exp
     INFO("stderr:\n", read.err);
     CHECK(contains(read.err, "error_async_copy_read_before_wait.cu:22: cudaemu: race"));
     CHECK(contains(read.err, "the memcpy_async of thread (63,0,0) at "));
+    CHECK(contains(read.err, "wait for the copy first"));  // no wait at all: the wait is what is missing
+    // a wait that left the batch in flight on purpose: the count, or the buffer read, is what is wrong
+    const Run left = run({program("error_async_copy_wait_leaves_batch")});
+    INFO("stderr:\n", left.err);
+    CHECK(contains(left.err, "error_async_copy_wait_leaves_batch.cu:23: cudaemu: race"));
+    CHECK(contains(left.err,
+                   "its batch is the newest, which the copying thread's last __pipeline_wait_prior(1) "
+                   "left in flight"));
+    CHECK(contains(left.err, "or this access is to a buffer still being filled"));
+    CHECK(!contains(left.err, "wait for the copy first"));
 }
 
 TEST_CASE("cuda::barrier: a use before init() in the block, and a completed phase as an ordering for the races") {
