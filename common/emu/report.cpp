@@ -120,6 +120,10 @@ std::string worded_races(const std::vector<const RawDiag*>& group, uint64_t coun
     std::map<int, int> reaches;              // a line of a call there -> the line of an access it leads to
     for (const RawDiag* d : group) {
         const SourceLocation a = location_of(d->pc2), b = location_of(d->pc1);
+        // the lines that race, as the summary names them, whether or not one function holds them both
+        if (a.file == at.file && b.file == at.file)
+            for (int l : {a.line, b.line})
+                if (std::find(lines.begin(), lines.end(), l) == lines.end()) lines.push_back(l);
         std::vector<Frame> c;
         int la = 0, lb = 0;
         if (!common_function_lines(a, b, c, la, lb)) {
@@ -131,9 +135,6 @@ std::string worded_races(const std::vector<const RawDiag*>& group, uint64_t coun
             comparable = false;
             continue;
         }
-        if (a.file == at.file && b.file == at.file)  // the lines that race, as the summary names them
-            for (int l : {a.line, b.line})
-                if (std::find(lines.begin(), lines.end(), l) == lines.end()) lines.push_back(l);
         if (a.frames.size() > context.size()) reaches.emplace(la, a.line);
         if (b.frames.size() > context.size()) reaches.emplace(lb, b.line);
         pairs.push_back({la, lb});
@@ -179,11 +180,13 @@ std::string worded_races(const std::vector<const RawDiag*>& group, uint64_t coun
     if (group.size() > 1) {
         std::string others;
         for (size_t i = 1; i < variables.size(); ++i) others += (i > 1 ? ", " : "") + variables[i];
-        std::string where;
+        std::string where;  // empty where the lines are in other files than the summary's
         for (size_t i = 0; i < lines.size(); ++i)
-            where += (i ? ", " : "") + std::string(":") + std::to_string(lines[i]);
+            where += (i ? ", " : "lines ") + std::string(":") + std::to_string(lines[i]);
+        const std::string also = others.empty() ? "" : "also on " + others;
+        const std::string detail = also + (also.empty() || where.empty() ? "" : "; ") + where;
         text += "; " + std::to_string(group.size()) + " pairs of lines race in the same way, " + std::to_string(count) +
-                " times in all (" + (others.empty() ? "" : "also on " + others + "; ") + "lines " + where + ")";
+                " times in all" + (detail.empty() ? "" : " (" + detail + ")");
     } else if (count > 1) {
         text += " (" + std::to_string(count) + " times)";
     }
