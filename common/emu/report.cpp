@@ -66,15 +66,20 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 // pointer, ldm or layout may be wrong and reach other rows (a wrong ldm, a transposed pointer, col_major for a
 // row-major tile), which no barrier and no load fixes. Those come first; the advice of `text` (" — is a ..." or
 // ". A __syncthreads() after ...") only if they are right.
+// A store writes its fragment where its pointer and ldm say: the question is then whether that place is the one
+// meant for it (a scratch shared with tiles other warps still read needs the barrier, not another pointer).
 std::string fragment_first(const std::string& text, const std::string& call, uintptr_t site) {
+    const bool store = call.find("store_matrix_sync") != std::string::npos;
     const std::string check = " — the " + call + " at :" + std::to_string(location_of(site).line) +
-                              " reads its rows (or columns) ldm elements apart from its pointer: are those where and "
-                              "how the tile was stored?";
+                              (store ? " writes its rows (or columns) ldm elements apart from its pointer: is that the "
+                                       "part of shared memory meant for this fragment?"
+                                     : " reads its rows (or columns) ldm elements apart from its pointer: are those "
+                                       "where and how the tile was stored?");
     size_t at = text.find(" — is a");
     if (at == std::string::npos) at = text.find(". A __syncthreads()");
     if (at == std::string::npos) return text + check;
     const std::string rest = text.substr(at + (text.compare(at, 2, ". ") == 0 ? 2 : std::string(" — ").size()));
-    return text.substr(0, at) + check + " If they are: " + rest;
+    return text.substr(0, at) + check + (store ? " If it is: " : " If they are: ") + rest;
 }
 
 // Where two accesses are, as lines of the one function that holds both: the frames of their locations agree from
