@@ -72,29 +72,34 @@ TEST_CASE("emucc rejects what the emulator does not support, and names it") {
 
 TEST_CASE("inline assembly in device code is refused at its line in every spelling; the host's own is kept") {
     const char* const spellings[] = {"__asm__ __volatile__", "__asm__", "__asm", "asm __volatile__"};
-    for (const char* spelling : spellings) {
+    for (const std::string spelling : spellings) {
         CAPTURE(spelling);
         // "+f": an operand constraint the CPU's back end does not know (it crashed on it before the check)
-        const Run r = emucc_build("device_asm", std::string("__device__ float twice(float v) {\n"
-                                                             "    ") + spelling +
-                                                    "(\"add.f32 %0, %0, %0;\" : \"+f\"(v));\n"
-                                                    "    return v;\n"
-                                                    "}\n"
-                                                    "__global__ void k(float* x) { x[0] = twice(x[0]); }\n"
-                                                    "int main() { return 0; }\n");
+        const std::string source =
+            "__device__ float twice(float v) {\n"
+            "    " +
+            spelling +
+            "(\"add.f32 %0, %0, %0;\" : \"+f\"(v));\n"
+            "    return v;\n"
+            "}\n"
+            "__global__ void k(float* x) { x[0] = twice(x[0]); }\n"
+            "int main() { return 0; }\n";
+        const Run r = emucc_build("device_asm", source);
         INFO("stderr:\n", r.err);
         CHECK(r.exit_code == 1);
         CHECK(contains(r.err, "device_asm.cu:2: error: inline PTX (asm) is not supported by the CPU emulator"));
         CHECK(!contains(r.err, "Stack dump"));
     }
-    const Run host = emucc_build("host_asm", "#include <cstdint>\n"
-                                             "static uint64_t ticks() {\n"
-                                             "    uint32_t lo, hi;\n"
-                                             "    __asm__ __volatile__(\"rdtsc\" : \"=a\"(lo), \"=d\"(hi));\n"
-                                             "    return (uint64_t(hi) << 32) | lo;\n"
-                                             "}\n"
-                                             "__global__ void k(float* x) { x[0] = 1.0f; }\n"
-                                             "int main() { return ticks() > 0 ? 0 : 1; }\n");
+    const std::string host_source =
+        "#include <cstdint>\n"
+        "static uint64_t ticks() {\n"
+        "    uint32_t lo, hi;\n"
+        "    __asm__ __volatile__(\"rdtsc\" : \"=a\"(lo), \"=d\"(hi));\n"
+        "    return (uint64_t(hi) << 32) | lo;\n"
+        "}\n"
+        "__global__ void k(float* x) { x[0] = 1.0f; }\n"
+        "int main() { return ticks() > 0 ? 0 : 1; }\n";
+    const Run host = emucc_build("host_asm", host_source);
     INFO("stderr:\n", host.err);
     CHECK(host.exit_code == 0);
 }
