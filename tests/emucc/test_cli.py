@@ -70,6 +70,7 @@ def test_print_runtime_object_needs_no_input():
     (["-O2"], "no input files"),
     (["-c", "-o", "x.o", "a.cu", "b.cpp"], "-c with -o takes one source file"),
     (["--print-runtime-object", "a.cu"], "--print-runtime-object takes no input files"),
+    (["--print-libdevice", "a.cu"], "--print-libdevice takes no input files"),
 ])
 def test_wrong_command_line_is_one_error(sources, argv, message, capsys):
     with pytest.raises(Error) as wrong:

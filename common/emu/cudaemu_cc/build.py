@@ -14,6 +14,7 @@ from .arithmetic import count_flops, fuse_across_statements, fuse_device_multipl
 from .ir import (check_vector_indices, detach_coverage_flags, device_inline_asm, name_index_checks,
                  raise_vector_alignment, rewrite_ir, route_by_alignment, strip_stack_slot_callbacks)
 from .launches import template_kernels
+from .libdevice import Libdevice
 from .source import rewrite_source
 from .toolchain import clang_major, compiler_identity, find_clang, find_tool, have_boost_context, run
 
@@ -51,6 +52,9 @@ class Build:
         self.checks = options.checks
         self.emit_ir = options.emit_ir  # where to copy the final IR of a .cu file (--emit-ir)
         self.same_for_nvcc = options.same_for_nvcc  # --same-for-nvcc (identity.py)
+        self.cache = os.environ.get("CUDAEMU_CACHE") or os.path.join(ROOT, "build", "emu")
+        # CUDA's math library for device code, where the toolkit is installed (libdevice.py)
+        self.libdevice = Libdevice(self.clang, self.major, self.cache, find_tool)
 
     def compile_and_link(self, sources, objects, out, compile_only):
         """Compiles each source (into out, or NAME.o, with compile_only) and links them with objects into out, or
@@ -112,8 +116,11 @@ class Build:
             with open(ll) as f:
                 ir = f.read()
             refuse_device_asm(ir)
+            ir, math = self.libdevice.use(fuse_across_statements(fuse_device_multiply_adds(ir)))
             with open(ll, "w") as f:
-                f.write(fuse_across_statements(fuse_device_multiply_adds(ir)))
+                f.write(ir)
+            if math:
+                self.libdevice.link(ll)
             if self.emit_ir:
                 shutil.copyfile(ll, self.emit_ir)
             run([self.clang, self.opt_level, "-Wno-override-module", "-c", ll, "-o", obj], "optimise")
@@ -141,7 +148,10 @@ class Build:
         with open(ll, "w") as f:
             ir = rewrite_ir(route_by_alignment(ir))
             ir = count_flops(fuse_across_statements(fuse_device_multiply_adds(detach_coverage_flags(ir))))
-            f.write(name_index_checks(ir, shown.replace("\\", "/"), compiled))
+            ir, math = self.libdevice.use(name_index_checks(ir, shown.replace("\\", "/"), compiled))
+            f.write(ir)
+        if math:
+            self.libdevice.link(ll)
         if self.emit_ir:
             shutil.copyfile(ll, self.emit_ir)
         # Identical calls in an if and its else must stay apart: merged callbacks would lose their source lines,
@@ -203,7 +213,7 @@ class Build:
         """The emulator's runtime object, built into the cache ($CUDAEMU_CACHE, else build/emu) if missing; its path.
         Named by a hash of the compiler's identity, the fiber kind and every runtime source, so a change rebuilds
         it."""
-        cache = os.environ.get("CUDAEMU_CACHE") or os.path.join(ROOT, "build", "emu")
+        cache = self.cache
         os.makedirs(cache, exist_ok=True)
         # named by the compiler's identity, never by the path string that found it: the grader and its sandbox may
         # reach the same clang++ through different PATHs

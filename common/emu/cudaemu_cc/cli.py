@@ -10,6 +10,7 @@
     --no-checks               no instrumentation: kernels run on the emulator uncounted and unchecked (for speed
                               comparisons only; out-of-bounds accesses then corrupt memory silently)
     --print-runtime-object    build the emulator's runtime object into its cache if missing, and print its path
+    --print-libdevice         print the CUDA Toolkit's libdevice that device math links (libdevice.py), or `none`
     nvcc-only flags (-arch, -lineinfo, -Xcompiler ..., --expt-relaxed-constexpr) are accepted and ignored.
 
 A .cu file gets the emulator treatment: the runtime header is force-included, `k<<<grid, block>>>(args)` becomes a
@@ -21,7 +22,8 @@ Needs clang 14 or newer (Debian: clang llvm libboost-context-dev). Where LLVM's 
 pipeline instruments instead (same counts, slower builds); where Boost.Context is missing, fibers use glibc's
 ucontext (same results, slower barriers).
 Environment: CUDAEMU_CLANG (clang++ to use), CUDAEMU_CACHE (where the runtime object is built; default build/emu),
-CUDAEMU_NO_OPT=1 and CUDAEMU_FIBERS=ucontext force those fallbacks, CUDAEMU_VERBOSE=1 names a failed step's command.
+CUDAEMU_NO_OPT=1 and CUDAEMU_FIBERS=ucontext force those fallbacks, CUDAEMU_VERBOSE=1 names a failed step's command,
+CUDAEMU_LIBDEVICE (libdevice.10.bc to use, or `none`: the host's libm in device code too).
 """
 import os
 import re
@@ -55,6 +57,7 @@ class Options:
         self.checks = True              # --no-checks turns them off
         self.print_runtime_object = False
         self.same_for_nvcc = False      # --same-for-nvcc
+        self.print_libdevice = False    # --print-libdevice
 
 
 def parse_args(argv):
@@ -86,6 +89,8 @@ def parse_args(argv):
             o.same_for_nvcc = True
         elif a == "--print-runtime-object":
             o.print_runtime_object = True
+        elif a == "--print-libdevice":
+            o.print_libdevice = True
         elif a.startswith("--source-name="):
             o.source_name = a.split("=", 1)[1]
         elif a.startswith("--emit-ir="):
@@ -117,9 +122,10 @@ def parse_args(argv):
         else:
             raise Error("don't know what to do with '%s' (expected .cu, .cpp, .o or .a)" % a)
         i += 1
-    if o.print_runtime_object:
+    if o.print_runtime_object or o.print_libdevice:
         if o.sources or o.objects:
-            raise Error("--print-runtime-object takes no input files")
+            raise Error("%s takes no input files" % ("--print-libdevice" if o.print_libdevice else
+                                                     "--print-runtime-object"))
     elif not o.sources and not o.objects:
         raise Error("no input files")
     if o.compile_only and o.out and len(o.sources) > 1:
@@ -135,7 +141,9 @@ def main(argv):
     try:
         options = parse_args(argv)
         build = Build(options)
-        if options.print_runtime_object:
+        if options.print_libdevice:
+            print(build.libdevice.path if build.libdevice.available() else "none")
+        elif options.print_runtime_object:
             print(os.path.abspath(build.runtime_object()))
         else:
             build.compile_and_link(options.sources, options.objects, options.out, options.compile_only)
