@@ -121,6 +121,9 @@ Run run(const std::vector<std::string>& argv, const Settings& settings = {}, dou
 // The built program tests/emu/programs/<name>.cu (from EMU_PROGRAMS_DIR)
 std::string program(const std::string& name);
 
+// The emucc under test ($EMUCC)
+std::string emucc();
+
 // Writes `source` to the scratch folder as <name>.cu and compiles it with emucc ($EMUCC) into <name>.
 Run emucc_build(const std::string& name, const std::string& source);
 

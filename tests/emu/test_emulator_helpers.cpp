@@ -46,13 +46,13 @@ std::string env_or_fail(const char* name, const char* what) {
     return value;
 }
 
+}  // namespace
+
 std::string emucc() {
     const std::string path = env_or_fail("EMUCC", "common/emu/emucc");
     if (!fs::exists(path)) FAIL(("EMUCC=" + path + " does not exist"));
     return path;
 }
-
-}  // namespace
 
 // ===============================================================================================================
 // Files, marked lines, device arrays, first mismatches

@@ -129,6 +129,28 @@ TEST_CASE("programs/rodinia_forms.cu: the forms Rodinia's programs write build a
     check_values(out, want);
 }
 
+TEST_CASE("programs/math_library.cu: device math gives the H100's bits where the CUDA Toolkit's libdevice is there") {
+    const Run where = run({emucc(), "--print-libdevice"});
+    REQUIRE(where.exit_code == 0);
+    const Run r = run({program("math_library")});
+    INFO("stdout:\n", r.out, "stderr:\n", r.err);
+    REQUIRE(r.exit_code == 0);
+    const std::map<std::string, std::string> out = parse_output(r.out);
+    const std::map<std::string, std::string> h100 =
+        parse_output(read_file(kTestDir / "programs" / "math_library.h100.out"));
+    REQUIRE(h100.size() == out.size());
+    int same = 0;
+    for (const auto& line : h100) {
+        const std::string& key = line.first;
+        CAPTURE(key);
+        REQUIRE(out.count(key) == 1);
+        if (where.out != "none\n" || key == "sqrt" || key == "fmod" || key == "launch" || key == "sync")
+            CHECK(out.at(key) == line.second);  // on the host's libm, only the exactly rounded functions agree
+        same += out.at(key) == line.second;
+    }
+    MESSAGE("libdevice: ", where.out, same, " of ", h100.size(), " lines as the H100 printed them");
+}
+
 TEST_CASE("error programs: the right error names after the launch, and the diagnostic on stderr and in the stats") {
     for (const std::string& name : program_names()) {  // a new error program needs a row in the table
         if (!starts_with(name, "error_") || name == "error_sticky") continue;
