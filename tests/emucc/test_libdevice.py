@@ -157,6 +157,13 @@ def test_a_module_whose_device_code_calls_no_math_is_left_alone():
     assert route(ir, {"__nv_exp", "__nv_pow"}) == (ir, False)
 
 
+def test_cuda_fast_intrinsics_are_no_wrappers_of_the_accurate_functions():
+    for name in ("_Z5__powfi", "__powfi"):  # C++ or C linkage
+        ir = DEVICE.replace("_ZSt3powfi", name)
+        routed, _ = route(ir, {"__nv_exp", "__nv_pow"})
+        assert ".cudaemu.device(" not in routed and "@%s(float %%1, i32 3)" % name in routed
+
+
 def test_a_function_of_the_program_that_shares_a_libdevice_name_is_its_own():
     ir = DEVICE.replace("@exp(", "@popc(").replace("declare double @popc(", "declare double @popc(")
     ir = ir.replace("@_ZSt3powfi(float %1", "@other(float %1")

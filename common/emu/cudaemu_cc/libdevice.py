@@ -364,7 +364,10 @@ def route(ir, exact):
         reaches[name] = bool(calls[name] & targets) or any(leads(c, path + (name,)) for c in calls[name]
                                                            if c in wrappers)
         return reaches[name]
-    wrappers = {n for n, m in blocks.items() if n not in device and "linkonce_odr" in m.group(0).split("(", 1)[0]}
+    # (not CUDA's fast intrinsics, __logf and the like: a GPU computes those with hardware approximations, never with
+    # libdevice's accurate functions, so they stay the host's)
+    wrappers = {n for n, m in blocks.items() if n not in device and "linkonce_odr" in m.group(0).split("(", 1)[0]
+                and not re.match(r"(_Z\d+)?__", n)}
     copies = {n for n in wrappers if leads(n)}
     if not any(calls[d] & (targets | copies) for d in device if d in calls):
         return ir, False
