@@ -25,27 +25,50 @@ ANNOTATION = re.compile(r'\{\s*(?:i8\*\s+bitcast\s+\([^@]*|ptr\s+)(@"?[-\w.$]+"?
 DEFINED_NAME = re.compile(r'^define [^@]*(@"?[-\w.$]+"?)\(')
 
 
+def pieces(ir, device):
+    """The IR's lines in order, in pieces: (True, lines) for each definition of a function in `device` (its define
+    line to its closing brace), (False, lines) for everything else. Joined, the pieces' lines are the IR."""
+    out, lines, inside = [], [], False
+    for line in ir.splitlines(keepends=True):
+        if not inside and line.startswith("define "):
+            m = DEFINED_NAME.match(line)
+            if m and m.group(1) in device:
+                if lines:
+                    out.append((False, lines))
+                lines, inside = [], True
+        lines.append(line)
+        if inside and line.startswith("}"):
+            out.append((True, lines))
+            lines, inside = [], False
+    if lines:
+        out.append((inside, lines))
+    return out
+
+
 def fuse_device_multiply_adds(ir, host_fma=HOST_HAS_FMA):
-    """llvm.fmuladd -> llvm.fma in the functions annotated as device code; with host_fma, those functions (and no
-    others) also get the FMA instruction's target feature, in attribute groups of their own."""
+    """llvm.fmuladd -> llvm.fma in the functions annotated as device code (clang makes them only where the source
+    asks for contraction itself, `#pragma STDC FP_CONTRACT ON`: emucc compiles with -ffp-contract=off and fuses with
+    fuse_across_statements); with host_fma, those functions (and no others) get the FMA instruction's target
+    feature, in attribute groups of their own."""
     device = device_functions(ir)
     if not device:
         return ir
-    out, inside, fused, groups = [], False, set(), {}
-    for line in ir.splitlines(keepends=True):
-        if line.startswith("define "):
-            m = DEFINED_NAME.match(line)
-            inside = bool(m) and m.group(1) in device
-            group = re.search(r"\) (?:[^{]*? )?#(\d+) ", line)
-            if inside and host_fma and group:  # the FMA instruction, for device functions only
-                new = groups.setdefault(group.group(1), "%d" % (1000000 + len(groups)))
-                line = line[:group.start(1)] + new + line[group.end(1):]
-        elif line.startswith("}"):
-            inside = False
-        elif inside and "@llvm.fmuladd." in line:
-            fused.update(re.findall(r"@llvm\.fmuladd\.([\w.]+)\(", line))
-            line = line.replace("@llvm.fmuladd.", "@llvm.fma.")
+    out, fused, groups = [], set(), {}
+    for is_device, lines in pieces(ir, device):
+        if not is_device:
+            out.extend(lines)
+            continue
+        line = lines[0]
+        group = re.search(r"\) (?:[^{]*? )?#(\d+) ", line)
+        if host_fma and group:  # the FMA instruction, for device functions only
+            new = groups.setdefault(group.group(1), "%d" % (1000000 + len(groups)))
+            line = line[:group.start(1)] + new + line[group.end(1):]
         out.append(line)
+        for line in lines[1:]:
+            if "@llvm.fmuladd." in line:
+                fused.update(re.findall(r"@llvm\.fmuladd\.([\w.]+)\(", line))
+                line = line.replace("@llvm.fmuladd.", "@llvm.fma.")
+            out.append(line)
     for old_group, new_group in groups.items():
         attributes = re.search(r"^attributes #%s = \{(.*)\}$" % old_group, ir, re.M)
         if attributes:
@@ -92,21 +115,9 @@ def fuse_across_statements(ir):
     device = device_functions(ir)
     if not device:
         return ir
-    lines = ir.splitlines(keepends=True)
-    out, body, used_fma, inside = [], [], set(), False
-    for line in lines:
-        if line.startswith("define "):
-            m = DEFINED_NAME.match(line)
-            inside = bool(m) and m.group(1) in device
-            out.append(line)
-        elif inside and line.startswith("}"):
-            out.extend(fuse_in_function(body, used_fma))
-            out.append(line)
-            body, inside = [], False
-        elif inside:
-            body.append(line)
-        else:
-            out.append(line)
+    out, used_fma = [], set()
+    for is_device, lines in pieces(ir, device):
+        out.extend([lines[0]] + fuse_in_function(lines[1:-1], used_fma) + [lines[-1]] if is_device else lines)
     for kind in sorted(used_fma):
         suffix = "f32" if kind == "float" else "f64"
         if not re.search(r"^declare .*@llvm\.fma\.%s\(" % suffix, ir, re.M):
@@ -212,7 +223,7 @@ def count_flops(ir):
     device = device_functions(ir)
     if not device:
         return ir
-    out, block, inside, used = [], [], False, False
+    out, block, used = [], [], False
 
     def flush():
         nonlocal used
@@ -228,22 +239,15 @@ def count_flops(ir):
         out.extend(block)
         block.clear()
 
-    for line in ir.splitlines(keepends=True):
-        if line.startswith("define "):
-            m = DEFINED_NAME.match(line)
-            inside = bool(m) and m.group(1) in device
-            if inside:
-                block.append(line)
-                continue
-        elif inside and line.startswith("}"):
-            flush()
-            inside = False
-        elif inside and LABEL.match(line):
-            flush()
-        if inside:
+    for is_device, lines in pieces(ir, device):
+        if not is_device:
+            out.extend(lines)
+            continue
+        for line in lines:
+            if LABEL.match(line) or line.startswith("}"):
+                flush()
             block.append(line)
-        else:
-            out.append(line)
+        flush()
     if used and not re.search(r"^declare .*@__cudaemu_flops\(", ir, re.M):  # (the source may declare it too)
         out.append("\ndeclare void @__cudaemu_flops(i32, i32, i32, i32, i32, i32)\n")
     return "".join(out)

@@ -7,7 +7,7 @@ pointers: `ptr`); tests/emucc/test_ir.py holds both.
 import os
 import re
 
-from .arithmetic import DEFINED_NAME, device_functions
+from .arithmetic import device_functions, pieces
 
 INCLUDE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "include")
 
@@ -411,17 +411,12 @@ METADATA = re.compile(r"^!(\d+) = (?:distinct )?!(\w+)\((.*)\)$", re.M)
 
 def device_inline_asm(ir):
     """`file:line: error: ...` for each inline assembly statement in a device function."""
-    device = device_functions(ir)
-    found, inside = [], False
-    for line in ir.splitlines():
-        if line.startswith("define "):
-            m = DEFINED_NAME.match(line)
-            inside = bool(m) and m.group(1) in device
-        elif line.startswith("}"):
-            inside = False
-        elif inside and INLINE_ASM.search(line):
-            location = DEBUG_LOCATION.search(line)
-            found.append(location.group(1) if location else None)
+    found = []
+    for is_device, lines in pieces(ir, device_functions(ir)):
+        for line in lines[1:] if is_device else ():
+            if INLINE_ASM.search(line):
+                location = DEBUG_LOCATION.search(line)
+                found.append(location.group(1) if location else None)
     if not found:
         return []
     metadata = {number: (kind, fields) for number, kind, fields in METADATA.findall(ir)}
