@@ -3,9 +3,12 @@ host IR (NVVM intrinsics and inline PTX lowered where exact, __nvvm_reflect answ
 ones chosen, and device code's calls routed to them while host code keeps the C library's. Whether the results are
 the GPU's bits is tests/emu/programs/math_library.cu's test, against what the H100 printed.
 """
+import os
 import re
+import subprocess
 
-from cudaemu_cc.libdevice import EXACT, prepare, route
+from cudaemu_cc.libdevice import EXACT, Libdevice, prepare, route
+from cudaemu_cc.toolchain import clang_major, find_clang, find_tool
 
 LIBDEVICE = r'''target datalayout = "e-i64:64-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-gpulibs"
@@ -168,3 +171,19 @@ def test_a_function_of_the_program_that_shares_a_libdevice_name_is_its_own():
     ir = DEVICE.replace("@exp(", "@popc(").replace("declare double @popc(", "declare double @popc(")
     ir = ir.replace("@_ZSt3powfi(float %1", "@other(float %1")
     assert route(ir, {"__nv_popc", "__nv_pow"}) == (ir, False)  # popc is no C math function
+
+
+def test_a_cache_it_may_not_write_gets_a_private_copy_for_the_run(tmp_path, monkeypatch):
+    clang = find_clang()
+    major = clang_major(clang)
+    text = ("define double @__nv_exact(double %a) {\n"
+            "  %1 = call double @llvm.nvvm.fma.rn.d(double %a, double %a, double %a)\n  ret double %1\n}\n"
+            "declare double @llvm.nvvm.fma.rn.d(double, double, double)\n")
+    (tmp_path / "libdevice.ll").write_text(text)
+    subprocess.run([find_tool(clang, major, "llvm-as"), str(tmp_path / "libdevice.ll"), "-o",
+                    str(tmp_path / "libdevice.10.bc")], check=True)
+    monkeypatch.setenv("CUDAEMU_LIBDEVICE", str(tmp_path / "libdevice.10.bc"))
+    libdevice = Libdevice(clang, major, "/dev/null/cache", find_tool)  # no folder can be made there
+    path, exact = libdevice.prepared()
+    assert exact == {"__nv_exact"}
+    assert os.path.basename(os.path.dirname(path)).startswith("emucc-libdevice-") and os.path.isfile(path)

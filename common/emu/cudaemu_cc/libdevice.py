@@ -12,6 +12,7 @@ from the host's libm. Where the toolkit is installed, emucc links those function
   functions used are linked in.
 $CUDAEMU_LIBDEVICE names the bitcode file, or `none` for the host's libm everywhere.
 """
+import atexit
 import hashlib
 import lzma
 import os
@@ -19,6 +20,7 @@ import re
 import shutil
 import struct
 import subprocess
+import tempfile
 
 from .arithmetic import device_functions, fuse_in_function
 from .errors import Error
@@ -277,6 +279,18 @@ def exact_functions(text, lowered):
     return {n for n in bodies if n.startswith("__nv_") and exact(n)}
 
 
+def store(base, ir, exact):
+    """Writes base.ll and base.exact, each whole or not at all (processes beside this one may read them)."""
+    os.makedirs(os.path.dirname(base), exist_ok=True)
+    partial = "%s.%d.tmp" % (base, os.getpid())
+    with open(partial + ".ll", "w") as f:
+        f.write(ir)
+    with open(partial + ".exact", "w") as f:
+        f.write("\n".join(sorted(exact)) + "\n")
+    os.replace(partial + ".ll", base + ".ll")
+    os.replace(partial + ".exact", base + ".exact")
+
+
 class Libdevice:
     """libdevice, prepared for this toolchain (cached), and the link of the functions a module uses."""
 
@@ -298,25 +312,24 @@ class Libdevice:
         for p in (self.path, os.path.abspath(__file__), ROUNDS_UP, ARITHMETIC):
             with open(p, "rb") as f:
                 h.update(f.read())
-        base = os.path.join(self.cache, "libdevice-%s" % h.hexdigest()[:16])
+        name = "libdevice-%s" % h.hexdigest()[:16]
+        base = os.path.join(self.cache, name)
         if not os.path.exists(base + ".exact"):
-            os.makedirs(self.cache, exist_ok=True)
-            partial = "%s.%d.tmp" % (base, os.getpid())
             dis = subprocess.run([self.dis, self.path, "-o", "-"], capture_output=True, text=True)
             if dis.returncode != 0:
                 raise Error("%s cannot read %s (%s); CUDAEMU_LIBDEVICE=none gives device code the host's libm"
                             % (os.path.basename(self.dis), self.path, (dis.stderr.strip().splitlines() or ["?"])[-1]))
-            text = dis.stdout
-            ir, exact = prepare(text)
+            ir, exact = prepare(dis.stdout)
             host = subprocess.run([self.clang, "-x", "c", "-S", "-emit-llvm", "-o", "-", os.devnull],
                                   capture_output=True, text=True, check=True).stdout
             ir = "".join(re.findall(r"^target (?:datalayout|triple) = .*\n", host, re.M)) + ir
-            with open(partial + ".ll", "w") as f:
-                f.write(ir)
-            with open(partial + ".exact", "w") as f:
-                f.write("\n".join(sorted(exact)) + "\n")
-            os.replace(partial + ".ll", base + ".ll")
-            os.replace(partial + ".exact", base + ".exact")
+            try:
+                store(base, ir, exact)
+            except OSError:  # a cache this process may not write (a sandbox): a private copy, for this run only
+                private = tempfile.mkdtemp(prefix="emucc-libdevice-")
+                atexit.register(shutil.rmtree, private, True)
+                base = os.path.join(private, name)
+                store(base, ir, exact)
         with open(base + ".exact") as f:
             self._prepared = (base + ".ll", set(f.read().split()))
         return self._prepared
