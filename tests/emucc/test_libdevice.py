@@ -187,3 +187,16 @@ def test_a_cache_it_may_not_write_gets_a_private_copy_for_the_run(tmp_path, monk
     path, exact = libdevice.prepared()
     assert exact == {"__nv_exact"}
     assert os.path.basename(os.path.dirname(path)).startswith("emucc-libdevice-") and os.path.isfile(path)
+
+
+def test_a_link_that_fails_leaves_the_host_libm_and_says_so_in_one_line(tmp_path, capsys):
+    clang = find_clang()
+    libdevice = Libdevice(clang, clang_major(clang), str(tmp_path), find_tool)
+    (tmp_path / "broken.ll").write_text("this is no IR\n")
+    libdevice._prepared = (str(tmp_path / "broken.ll"), {"__nv_exp"})
+    ll = tmp_path / "kernel.ll"
+    ll.write_text("declare double @__nv_exp(double)\n")
+    libdevice.link(str(ll), "; the IR before its math calls went to libdevice\n")
+    assert ll.read_text() == "; the IR before its math calls went to libdevice\n"
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "device math uses the host's libm" in err

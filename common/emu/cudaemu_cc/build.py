@@ -116,11 +116,12 @@ class Build:
             with open(ll) as f:
                 ir = f.read()
             refuse_device_asm(ir)
-            ir, math = self.libdevice.use(fuse_across_statements(fuse_device_multiply_adds(ir)))
+            unrouted = fuse_across_statements(fuse_device_multiply_adds(ir))
+            ir, math = self.libdevice.use(unrouted)
             with open(ll, "w") as f:
                 f.write(ir)
             if math:
-                self.libdevice.link(ll)
+                self.libdevice.link(ll, unrouted)
             if self.emit_ir:
                 shutil.copyfile(ll, self.emit_ir)
             run([self.clang, self.opt_level, "-Wno-override-module", "-c", ll, "-o", obj], "optimise")
@@ -148,10 +149,11 @@ class Build:
         with open(ll, "w") as f:
             ir = rewrite_ir(route_by_alignment(ir))
             ir = count_flops(fuse_across_statements(fuse_device_multiply_adds(detach_coverage_flags(ir))))
-            ir, math = self.libdevice.use(name_index_checks(ir, shown.replace("\\", "/"), compiled))
+            unrouted = name_index_checks(ir, shown.replace("\\", "/"), compiled)
+            ir, math = self.libdevice.use(unrouted)
             f.write(ir)
         if math:
-            self.libdevice.link(ll)
+            self.libdevice.link(ll, unrouted)
         if self.emit_ir:
             shutil.copyfile(ll, self.emit_ir)
         # Identical calls in an if and its else must stay apart: merged callbacks would lose their source lines,

@@ -20,11 +20,12 @@ import re
 import shutil
 import struct
 import subprocess
+import sys
 import tempfile
 
 from .arithmetic import device_functions, fuse_in_function
 from .errors import Error
-from .toolchain import compiler_identity, run
+from .toolchain import compiler_identity
 
 SUFFIX = {"float": "f32", "double": "f64"}
 REFLECT = {"__CUDA_FTZ": 0, "__CUDA_PREC_SQRT": 1, "__CUDA_ARCH": 900}  # nvcc's defaults, for an H100
@@ -340,9 +341,17 @@ class Libdevice:
             return ir, False
         return route(ir, self.prepared()[1])
 
-    def link(self, ll):
-        """Links the libdevice functions ll calls into it (llvm-link --only-needed), in place."""
-        run([self.link_tool, "--only-needed", "-S", ll, self.prepared()[0], "-o", ll], "libdevice")
+    def link(self, ll, unrouted):
+        """Links the libdevice functions ll calls into it (llvm-link --only-needed), in place. Should that fail, ll
+        becomes `unrouted` (the IR before use()) and one warning says that device math is the host's libm."""
+        linked = subprocess.run([self.link_tool, "--only-needed", "-S", ll, self.prepared()[0], "-o", ll],
+                                capture_output=True, text=True)
+        if linked.returncode != 0:
+            with open(ll, "w") as f:
+                f.write(unrouted)
+            why = (linked.stderr.strip().splitlines() or ["?"])[0]
+            print("emucc: warning: CUDA's libdevice could not be linked (%s); device math uses the host's libm" % why,
+                  file=sys.stderr)
 
 
 # The C library's math functions (C99 <math.h>, with glibc's exp10 and sincos): only calls of these names are
