@@ -52,7 +52,7 @@ def find_libdevice():
 # never here, and behave as their plain twins. Those not listed (approximations, directed rounding) are not exact.
 def _float_ops():
     ops = {}
-    for t, s in (("f", "float"), ("d", "double")):
+    for t in ("f", "d"):
         for ftz in ("", ".ftz") if t == "f" else ("",):
             k = lambda name: "%s%s.%s" % (name, ftz, t)
             ops[k("fma.rn")] = ["%r = call T @llvm.fma.S(T %a, T %b, T %c)"]
@@ -70,7 +70,6 @@ def _float_ops():
             ops[k("round")] = ["%r = call T @llvm.rint.S(T %a)"]  # cvt.rni: to nearest, ties to even
             ops[k("saturate")] = ["%p = fcmp ogt T %a, 0.0", "%q = select i1 %p, T %a, T 0.0",
                                   "%u = fcmp olt T %q, 1.0", "%r = select i1 %u, T %q, T 1.0"]
-            ops[k("ex2.approx")] = None  # hardware approximations: no exact IR
             for name, width in (("2i", "i32"), ("2ll", "i64")):
                 ops["%s%s.rn%s" % (t, name, ftz)] = ["%n = call T @llvm.rint.S(T %a)", "%r = fptosi T %n to " + width]
                 ops["%s%s.rz%s" % (t, name, ftz)] = ["%r = fptosi T %a to " + width]
@@ -87,47 +86,78 @@ def _float_ops():
         wide = "i%d" % width
         ops["mulhi." + name] = ["%%x = %s %s %%a to %s" % (ext, narrow, wide),
                                 "%%y = %s %s %%b to %s" % (ext, narrow, wide), "%%p = mul %s %%x, %%y" % wide,
-                                "%%h = lshr %s %%p, %d" % (wide, width // 2), "%%r = trunc %s %%h to %s" % (wide, narrow)]
-    return {k: v for k, v in ops.items() if v}
+                                "%%h = lshr %s %%p, %d" % (wide, width // 2),
+                                "%%r = trunc %s %%h to %s" % (wide, narrow)]
+    return ops
 
 
 EXACT = _float_ops()
 
-# The inline PTX of libdevice that plain IR computes exactly: (the asm string and constraints, the function that
-# replaces it, its definition). Others (directed rounding, rsqrt.approx, ...) leave their functions to the host.
-WIDE_MAD = ('"{\\0A\\09mad.lo.cc.u32   $0, $2, $3, $4;\\0A\\09madc.hi.u32     $1, $2, $3,  0;\\0A\\09}", '
-            '"=r,=r,r,r,r"')
+# The inline PTX of libdevice that plain IR computes exactly: ASM maps each block (its asm string and constraints,
+# as the IR writes them) to (the name of the function that replaces it, that function's signature, its instruction
+# lines, its return type); a block given no signature shares an earlier one's function. Others (directed rounding,
+# rsqrt.approx, ...) leave their functions to the host.
+ASM = {}
 SPLIT128 = ["%l = trunc i128 %q to i64", "%s = lshr i128 %q, 64", "%h = trunc i128 %s to i64",
             "%u = insertvalue { i64, i64 } undef, i64 %l, 0", "%r = insertvalue { i64, i64 } %u, i64 %h, 1"]
 JOIN128 = ["%al = zext i64 %a to i128", "%ah0 = zext i64 %b to i128", "%ah = shl i128 %ah0, 64",
            "%x = or i128 %ah, %al", "%bl = zext i64 %c to i128", "%bh0 = zext i64 %d to i128",
            "%bh = shl i128 %bh0, 64", "%y = or i128 %bh, %bl"]
-ASM = {
-    # 64 x 64 -> 128-bit products, and 128-bit sums and differences of (low, high) pairs, in 32-bit pieces with carries
-    r'"{\0A\09.reg .u32 r0, r1, r2, r3, alo, ahi, blo, bhi;\0A\09mov.b64         {alo,ahi}, $2;   \0A\09mov.b64         {blo,bhi}, $3;   \0A\09mul.lo.u32      r0, alo, blo;    \0A\09mul.hi.u32      r1, alo, blo;    \0A\09mad.lo.cc.u32   r1, alo, bhi, r1;\0A\09madc.hi.u32     r2, alo, bhi,  0;\0A\09mad.lo.cc.u32   r1, ahi, blo, r1;\0A\09madc.hi.cc.u32  r2, ahi, blo, r2;\0A\09madc.hi.u32     r3, ahi, bhi,  0;\0A\09mad.lo.cc.u32   r2, ahi, bhi, r2;\0A\09addc.u32        r3, r3,  0;      \0A\09mov.b64         $0, {r0,r1};     \0A\09mov.b64         $1, {r2,r3};     \0A\09}", "=l,=l,l,l"': ("mul.wide64", "{ i64, i64 } @cudaemu.asm.mul.wide64(i64 %a, i64 %b)",
-            ["%x = zext i64 %a to i128", "%y = zext i64 %b to i128", "%q = mul i128 %x, %y"] + SPLIT128,
-            "{ i64, i64 }"),
-    r'"{\0A\09.reg .u32 r0, r1, r2, r3, alo, ahi, blo, bhi, clo, chi;\0A\09mov.b64         {alo,ahi}, $2;    \0A\09mov.b64         {blo,bhi}, $3;    \0A\09mov.b64         {clo,chi}, $4;    \0A\09mad.lo.cc.u32   r0, alo, blo, clo;\0A\09madc.hi.cc.u32  r1, alo, blo, chi;\0A\09madc.hi.u32     r2, alo, bhi,   0;\0A\09mad.lo.cc.u32   r1, alo, bhi,  r1;\0A\09madc.hi.cc.u32  r2, ahi, blo,  r2;\0A\09madc.hi.u32     r3, ahi, bhi,   0;\0A\09mad.lo.cc.u32   r1, ahi, blo,  r1;\0A\09madc.lo.cc.u32  r2, ahi, bhi,  r2;\0A\09addc.u32        r3,  r3,   0;     \0A\09mov.b64         $0, {r0,r1};      \0A\09mov.b64         $1, {r2,r3};      \0A\09}", "=l,=l,l,l,l"': ("mad.wide64", "{ i64, i64 } @cudaemu.asm.mad.wide64(i64 %a, i64 %b, i64 %c)",
-            ["%x = zext i64 %a to i128", "%y = zext i64 %b to i128", "%z = zext i64 %c to i128",
-             "%p = mul i128 %x, %y", "%q = add i128 %p, %z"] + SPLIT128, "{ i64, i64 }"),
-    r'"{\0A\09.reg .u32 r0, r1, r2, r3, a0, a1, a2, a3, b0, b1, b2, b3;\0A\09mov.b64         {a0,a1}, $2;\0A\09mov.b64         {a2,a3}, $3;\0A\09mov.b64         {b0,b1}, $4;\0A\09mov.b64         {b2,b3}, $5;\0A\09add.cc.u32      r0, a0, b0; \0A\09addc.cc.u32     r1, a1, b1; \0A\09addc.cc.u32     r2, a2, b2; \0A\09addc.u32        r3, a3, b3; \0A\09mov.b64         $0, {r0,r1};\0A\09mov.b64         $1, {r2,r3};\0A\09}", "=l,=l,l,l,l,l"': ("add128", "{ i64, i64 } @cudaemu.asm.add128(i64 %a, i64 %b, i64 %c, i64 %d)",
-            JOIN128 + ["%q = add i128 %x, %y"] + SPLIT128, "{ i64, i64 }"),
-    r'"{\0A\09.reg .u32 r0, r1, r2, r3, a0, a1, a2, a3, b0, b1, b2, b3;\0A\09mov.b64         {a0,a1}, $2;\0A\09mov.b64         {a2,a3}, $3;\0A\09mov.b64         {b0,b1}, $4;\0A\09mov.b64         {b2,b3}, $5;\0A\09sub.cc.u32      r0, a0, b0; \0A\09subc.cc.u32     r1, a1, b1; \0A\09subc.cc.u32     r2, a2, b2; \0A\09subc.u32        r3, a3, b3; \0A\09mov.b64         $0, {r0,r1};\0A\09mov.b64         $1, {r2,r3};\0A\09}", "=l,=l,l,l,l,l"': ("sub128", "{ i64, i64 } @cudaemu.asm.sub128(i64 %a, i64 %b, i64 %c, i64 %d)",
-            JOIN128 + ["%q = sub i128 %x, %y"] + SPLIT128, "{ i64, i64 }"),
-    WIDE_MAD: ("mad.wide", "{ i32, i32 } @cudaemu.asm.mad.wide(i32 %a, i32 %b, i32 %c)",
-               ["%x = zext i32 %a to i64", "%y = zext i32 %b to i64", "%z = zext i32 %c to i64",
-                "%p = mul i64 %x, %y", "%q = add i64 %p, %z", "%l = trunc i64 %q to i32", "%s = lshr i64 %q, 32",
-                "%h = trunc i64 %s to i32", "%u = insertvalue { i32, i32 } undef, i32 %l, 0",
-                "%r = insertvalue { i32, i32 } %u, i32 %h, 1"], "{ i32, i32 }"),
-    '"sub.rn.f32 $0, $1, $2;", "=f,f,f"': ("sub.f32", "float @cudaemu.asm.sub.f32(float %a, float %b)",
-                                          ["%r = fsub float %a, %b"], "float"),
-    '"sub.rn.ftz.f32 $0, $1, $2;", "=f,f,f"': ("sub.f32", None, None, None),
-    '"sub.rn.f64 $0, $1, $2;", "=d,d,d"': ("sub.f64", "double @cudaemu.asm.sub.f64(double %a, double %b)",
-                                          ["%r = fsub double %a, %b"], "double"),
-    ('"{ .reg .pred __$$temp3;\\0A  setp.equ.f64 __$$temp3, $1, $2;\\0A  selp.f64 $0, $3, $4, __$$temp3;}", '
-     '"=d,d,d,d,d"'): ("select.equ", "double @cudaemu.asm.select.equ(double %a, double %b, double %c, double %d)",
-                       ["%p = fcmp ueq double %a, %b", "%r = select i1 %p, double %c, double %d"], "double"),
-}
+
+
+def _ptx(constraints, lines, name, signature=None, body=None, ret=None):
+    """Adds to ASM the block of these PTX lines (`{`, the lines, `}`, newline and tab before each) as libdevice
+    writes it."""
+    key = '"%s", "%s"' % ("".join("{" if i == 0 else "\\0A\\09" + l for i, l in enumerate([""] + lines + ["}"])),
+                          constraints)
+    ASM[key] = (name, signature, body, ret)
+
+
+# a 32 x 32 + 32 -> 64-bit multiply-add; 64 x 64 (+ 64) -> 128-bit ones; 128-bit sums and differences of (low,
+# high) pairs: 32-bit pieces with carries, which whole-width integer arithmetic computes alike
+_ptx("=r,=r,r,r,r", ["mad.lo.cc.u32   $0, $2, $3, $4;", "madc.hi.u32     $1, $2, $3,  0;"], "mad.wide",
+     "{ i32, i32 } @cudaemu.asm.mad.wide(i32 %a, i32 %b, i32 %c)",
+     ["%x = zext i32 %a to i64", "%y = zext i32 %b to i64", "%z = zext i32 %c to i64", "%p = mul i64 %x, %y",
+      "%q = add i64 %p, %z", "%l = trunc i64 %q to i32", "%s = lshr i64 %q, 32", "%h = trunc i64 %s to i32",
+      "%u = insertvalue { i32, i32 } undef, i32 %l, 0", "%r = insertvalue { i32, i32 } %u, i32 %h, 1"],
+     "{ i32, i32 }")
+_ptx("=l,=l,l,l", [".reg .u32 r0, r1, r2, r3, alo, ahi, blo, bhi;", "mov.b64         {alo,ahi}, $2;   ",
+                   "mov.b64         {blo,bhi}, $3;   ", "mul.lo.u32      r0, alo, blo;    ",
+                   "mul.hi.u32      r1, alo, blo;    ", "mad.lo.cc.u32   r1, alo, bhi, r1;",
+                   "madc.hi.u32     r2, alo, bhi,  0;", "mad.lo.cc.u32   r1, ahi, blo, r1;",
+                   "madc.hi.cc.u32  r2, ahi, blo, r2;", "madc.hi.u32     r3, ahi, bhi,  0;",
+                   "mad.lo.cc.u32   r2, ahi, bhi, r2;", "addc.u32        r3, r3,  0;      ",
+                   "mov.b64         $0, {r0,r1};     ", "mov.b64         $1, {r2,r3};     "],
+     "mul.wide64", "{ i64, i64 } @cudaemu.asm.mul.wide64(i64 %a, i64 %b)",
+     ["%x = zext i64 %a to i128", "%y = zext i64 %b to i128", "%q = mul i128 %x, %y"] + SPLIT128, "{ i64, i64 }")
+_ptx("=l,=l,l,l,l", [".reg .u32 r0, r1, r2, r3, alo, ahi, blo, bhi, clo, chi;",
+                     "mov.b64         {alo,ahi}, $2;    ", "mov.b64         {blo,bhi}, $3;    ",
+                     "mov.b64         {clo,chi}, $4;    ", "mad.lo.cc.u32   r0, alo, blo, clo;",
+                     "madc.hi.cc.u32  r1, alo, blo, chi;", "madc.hi.u32     r2, alo, bhi,   0;",
+                     "mad.lo.cc.u32   r1, alo, bhi,  r1;", "madc.hi.cc.u32  r2, ahi, blo,  r2;",
+                     "madc.hi.u32     r3, ahi, bhi,   0;", "mad.lo.cc.u32   r1, ahi, blo,  r1;",
+                     "madc.lo.cc.u32  r2, ahi, bhi,  r2;", "addc.u32        r3,  r3,   0;     ",
+                     "mov.b64         $0, {r0,r1};      ", "mov.b64         $1, {r2,r3};      "],
+     "mad.wide64", "{ i64, i64 } @cudaemu.asm.mad.wide64(i64 %a, i64 %b, i64 %c)",
+     ["%x = zext i64 %a to i128", "%y = zext i64 %b to i128", "%z = zext i64 %c to i128", "%p = mul i128 %x, %y",
+      "%q = add i128 %p, %z"] + SPLIT128, "{ i64, i64 }")
+for _op, _carry in (("add", "addc"), ("sub", "subc")):
+    _ptx("=l,=l,l,l,l,l", [".reg .u32 r0, r1, r2, r3, a0, a1, a2, a3, b0, b1, b2, b3;", "mov.b64         {a0,a1}, $2;",
+                           "mov.b64         {a2,a3}, $3;", "mov.b64         {b0,b1}, $4;",
+                           "mov.b64         {b2,b3}, $5;", "%-15s r0, a0, b0; " % (_op + ".cc.u32"),
+                           "%-15s r1, a1, b1; " % (_carry + ".cc.u32"), "%-15s r2, a2, b2; " % (_carry + ".cc.u32"),
+                           "%-15s r3, a3, b3; " % (_carry + ".u32"), "mov.b64         $0, {r0,r1};",
+                           "mov.b64         $1, {r2,r3};"],
+         _op + "128", "{ i64, i64 } @cudaemu.asm.%s128(i64 %%a, i64 %%b, i64 %%c, i64 %%d)" % _op,
+         JOIN128 + ["%%q = %s i128 %%x, %%y" % _op] + SPLIT128, "{ i64, i64 }")
+ASM['"sub.rn.f32 $0, $1, $2;", "=f,f,f"'] = ("sub.f32", "float @cudaemu.asm.sub.f32(float %a, float %b)",
+                                             ["%r = fsub float %a, %b"], "float")
+ASM['"sub.rn.ftz.f32 $0, $1, $2;", "=f,f,f"'] = ("sub.f32", None, None, None)  # no FTZ here (REFLECT)
+ASM['"sub.rn.f64 $0, $1, $2;", "=d,d,d"'] = ("sub.f64", "double @cudaemu.asm.sub.f64(double %a, double %b)",
+                                             ["%r = fsub double %a, %b"], "double")
+ASM['"{ .reg .pred __$$temp3;\\0A  setp.equ.f64 __$$temp3, $1, $2;\\0A  selp.f64 $0, $3, $4, __$$temp3;}", '
+    '"=d,d,d,d,d"'] = ("select.equ", "double @cudaemu.asm.select.equ(double %a, double %b, double %c, double %d)",
+                       ["%p = fcmp ueq double %a, %b", "%r = select i1 %p, double %c, double %d"], "double")
 DECLARE = re.compile(r"^declare (\S+) @llvm\.nvvm\.([\w.]+)\(([^)]*)\)", re.M)
 DEFINE = re.compile(r"^define ([^@]*)@([\w.$]+)\(", re.M)
 CALLEE = re.compile(r"@([-\w.$]+)\(")
