@@ -229,7 +229,8 @@ std::string missing_sync(const Worker& w, uint32_t a, uint32_t b) {
 // the two are lanes of one warp with a __syncwarp() between them.
 // Notes on the race recorded at (pc, other_pc) what the launch report needs to group it with the others of its
 // barrier interval; `cross_warp`: this instance is between threads of two warps, which only a __syncthreads() orders.
-void tag_race(Worker& w, uintptr_t pc, uintptr_t other_pc, size_t offset, bool cross_warp) {
+// `writes`: which of the two accesses store (RawDiag::writes).
+void tag_race(Worker& w, uintptr_t pc, uintptr_t other_pc, size_t offset, bool cross_warp, int writes) {
     if (cross_warp) w.cross_warp_races.insert(w.current->barrier_pc);  // also when the pair is not kept
     auto it = w.diags.find(std::make_tuple(static_cast<int>(DiagKind::kRace), pc, other_pc));
     if (it == w.diags.end()) return;
@@ -238,6 +239,8 @@ void tag_race(Worker& w, uintptr_t pc, uintptr_t other_pc, size_t offset, bool c
         d.barrier_pc = w.current->barrier_pc;
         const std::string at = shared_variable_at(offset);
         d.variable = at.substr(0, at.find(" ("));
+        d.stages = shared_stages_at(offset);
+        d.writes = writes;
     }
     d.tagged_race = true;
     d.cross_warp = d.cross_warp || cross_warp;
@@ -253,14 +256,14 @@ __attribute__((noinline, cold)) void check_race(Worker& w, uint16_t tid, uintptr
                        coord(w.current->idx) + " of block " + coord(w.block_idx) + " both write " +
                        shared_variable_at(offset) + " " + missing_sync(w, tid, s.write_tid);
             });
-            tag_race(w, pc, s.write_pc, offset, !same_warp(tid, s.write_tid));
+            tag_race(w, pc, s.write_pc, offset, !same_warp(tid, s.write_tid), 3);
         } else {
             add_diag_lazy(w, DiagKind::kRace, tid, pc, s.write_pc, [&] {
                 return "race on shared memory between %2 and %1: thread " + tid_coord(w, s.write_tid) + " writes " +
                        shared_variable_at(offset) + " and thread " + coord(w.current->idx) + " of block " +
                        coord(w.block_idx) + " reads it " + missing_sync(w, tid, s.write_tid);
             });
-            tag_race(w, pc, s.write_pc, offset, !same_warp(tid, s.write_tid));
+            tag_race(w, pc, s.write_pc, offset, !same_warp(tid, s.write_tid), 2);
         }
         return;
     }
@@ -279,7 +282,7 @@ __attribute__((noinline, cold)) void check_race(Worker& w, uint16_t tid, uintptr
                " reads " + shared_variable_at(offset) + " and thread " + coord(w.current->idx) + " of block " +
                coord(w.block_idx) + " overwrites it " + missing_sync(w, tid, reader);
     });
-    tag_race(w, pc, s.read_pc, offset, reader == kManyReaders || !same_warp(tid, reader));
+    tag_race(w, pc, s.read_pc, offset, reader == kManyReaders || !same_warp(tid, reader), 1);
 }
 
 // One shadow cell's bookkeeping for one access by thread `tid` in the current barrier interval.

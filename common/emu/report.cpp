@@ -122,6 +122,7 @@ std::string worded_races(const std::vector<const RawDiag*>& group, uint64_t coun
     std::vector<int> lines;
     bool comparable = true;
     std::vector<std::pair<int, int>> pairs;  // (the line of pc2, of pc1) in it
+    std::vector<int> write_lines;            // of each pair, the line that stores; 0 where both do
     std::map<int, int> reaches;              // a line of a call there -> the line of an access it leads to
     for (const RawDiag* d : group) {
         const SourceLocation a = location_of(d->pc2), b = location_of(d->pc1);
@@ -143,6 +144,7 @@ std::string worded_races(const std::vector<const RawDiag*>& group, uint64_t coun
         if (a.frames.size() > context.size()) reaches.emplace(la, a.line);
         if (b.frames.size() > context.size()) reaches.emplace(lb, b.line);
         pairs.push_back({la, lb});
+        write_lines.push_back(d->writes == 1 ? lb : d->writes == 2 ? la : 0);
     }
     const int barrier_line = context.empty() || !rep.barrier_pc ? 0 : line_in(context, barrier);
     const bool after_barrier = barrier_line > 0;
@@ -201,6 +203,27 @@ std::string worded_races(const std::vector<const RawDiag*>& group, uint64_t coun
         return text + ". A " + barrier_name + " after " + place(first_met) +
                " orders one pass over that line before the next: at the end of the loop body, or inside it";
     if (key(first_met) >= key(second_met)) return text + missing;
+    // One stage of a double buffer (As[2][..]) read and then written in the same pass, before the pass's barrier:
+    // a double buffer's pass writes only a stage it does not read, so the stage index is the question before a
+    // second barrier (which would make the two stages wait for each other).
+    const int stages = group.front()->stages;
+    const bool staged =
+        stages >= 2 && std::all_of(group.begin(), group.end(), [&](const RawDiag* d) { return d->stages == stages; });
+    const bool read_then_written =
+        !pairs.empty() &&
+        std::equal(pairs.begin(), pairs.end(), write_lines.begin(), [](const std::pair<int, int>& p, int written) {
+            return written == std::max(p.first, p.second) && p.first != p.second;
+        });
+    std::string names;  // 'As' and 'Bs'
+    for (size_t i = 0; i < variables.size(); ++i)
+        names += (i == 0 ? "" : i + 1 == variables.size() ? " and " : ", ") + variables[i];
+    if (staged && read_then_written && after_barrier && first_met < second_met && second_met <= barrier_line)
+        return text + ". " + names + (variables.size() > 1 ? " have " : " has ") + std::to_string(stages) +
+               " stages (the first dimension), and in one pass :" + std::to_string(first_met) + " reads a stage that " +
+               place(second_met) + " then writes: a pass of a " + (stages == 2 ? "double" : "multi-stage") +
+               " buffer writes only a stage it does not read. Should :" + std::to_string(second_met) + " write " +
+               (stages == 2 ? "the other stage" : "another stage") + "? (If one stage is meant, a " + barrier_name +
+               " after :" + std::to_string(first_met) + " and before :" + std::to_string(second_met) + " orders them.)";
     text += ". A " + barrier_name + " after " + place(first_met) + " and before " + place(second_met) + " orders them";
     if (second_met < first_met)
         text += ": at the end of the loop body, before the loop comes back to :" + std::to_string(second_met);

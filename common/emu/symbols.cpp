@@ -17,11 +17,15 @@
 #include <iterator>
 #include <map>
 #include <mutex>
+#include <sstream>
 
 namespace cudaemu {
 
 // emucc's symbol for each extern __shared__ array's name (cudaemu_cc/declarations.py's SHARED_NAME_PREFIX)
 constexpr const char kSharedNamePrefix[] = "__cudaemu_shared_name_";
+// emucc's symbol for each __shared__ array of two or more dimensions: PREFIX2_16_128__NAME (ir.py's
+// SHARED_DIMS_PREFIX)
+constexpr const char kSharedDimsPrefix[] = "__cudaemu_shared_dims_";
 
 namespace {
 
@@ -150,6 +154,7 @@ bool same_source_line(uintptr_t a, uintptr_t b) {
 struct TlsSymbol {
     uint64_t offset, size;
     std::string name;
+    std::vector<uint64_t> dims;  // of an array of two or more dimensions; else empty
 };
 
 const std::vector<ElfSymbol>& executable_symbols() {
@@ -175,7 +180,8 @@ const std::vector<ElfSymbol>& executable_symbols() {
                 const char* name = data.data() + strtab.sh_offset + sym[j].st_name;
                 // emucc names the extern __shared__ arrays with a data symbol each (declarations.py)
                 const bool shared_name =
-                    type == STT_OBJECT && strncmp(name, kSharedNamePrefix, strlen(kSharedNamePrefix)) == 0;
+                    type == STT_OBJECT && (strncmp(name, kSharedNamePrefix, strlen(kSharedNamePrefix)) == 0 ||
+                                           strncmp(name, kSharedDimsPrefix, strlen(kSharedDimsPrefix)) == 0);
                 if (type != STT_TLS && type != STT_FUNC && !shared_name) continue;
                 // a symbol another library defines (libstdc++'s thread-local __once_callable@GLIBCXX_3.4.11) has
                 // no place in this executable: its value 0 would name the first bytes of shared memory
@@ -193,13 +199,26 @@ const std::vector<TlsSymbol>& tls_symbols() {
     static const std::vector<TlsSymbol> symbols = [] {
         std::vector<TlsSymbol> out;
         std::string dynamic;  // the extern __shared__ arrays' names: "'buf', extern __shared__"
-        for (const ElfSymbol& s : executable_symbols())
-            if (s.type == STT_OBJECT)
+        std::map<std::string, std::vector<uint64_t>> dims;  // by mangled name
+        for (const ElfSymbol& s : executable_symbols()) {
+            if (s.type != STT_OBJECT) continue;
+            if (s.name.compare(0, strlen(kSharedNamePrefix), kSharedNamePrefix) == 0) {
                 dynamic += (dynamic.empty() ? "" : "' or '") + s.name.substr(strlen(kSharedNamePrefix));
+                continue;
+            }
+            const std::string rest = s.name.substr(strlen(kSharedDimsPrefix));  // 2_16_128__NAME
+            const size_t end = rest.find("__");
+            if (end == std::string::npos) continue;
+            std::vector<uint64_t>& d = dims[rest.substr(end + 2)];
+            std::istringstream parts(rest.substr(0, end));
+            for (std::string part; std::getline(parts, part, '_');)
+                d.push_back(std::strtoull(part.c_str(), nullptr, 10));
+        }
         if (dynamic.empty()) dynamic = "extern __shared__";
         for (const ElfSymbol& s : executable_symbols()) {
             if (s.type != STT_TLS) continue;
             std::string name = s.name;
+            const auto found = dims.find(name);
             if (name == CUDAEMU_DYNAMIC_SHARED) name = dynamic;
             int status = 0;
             char* dem = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
@@ -209,7 +228,7 @@ const std::vector<TlsSymbol>& tls_symbols() {
             }
             size_t colons = name.rfind("::");
             if (colons != std::string::npos) name = name.substr(colons + 2);
-            out.push_back({s.value, s.size, name});
+            out.push_back({s.value, s.size, name, found == dims.end() ? std::vector<uint64_t>{} : found->second});
         }
         return out;
     }();
@@ -222,6 +241,13 @@ std::string shared_variable_at(uint64_t offset) {
         if (offset >= s.offset && offset < s.offset + std::max<uint64_t>(s.size, 1))
             return "'" + s.name + "' (byte " + std::to_string(offset - s.offset) + ")";
     return "shared byte " + std::to_string(offset);
+}
+
+int shared_stages_at(uint64_t offset) {
+    for (const TlsSymbol& s : tls_symbols())
+        if (offset >= s.offset && offset < s.offset + s.size)
+            return s.dims.size() >= 2 && s.dims[0] >= 2 && s.dims[0] <= 4 ? int(s.dims[0]) : 0;
+    return 0;
 }
 
 }  // namespace cudaemu

@@ -107,6 +107,81 @@ TEST_CASE("races are reported identically with 1 and 2 worker threads") {
     CHECK(one.out == two.out);
 }
 
+TEST_CASE("a double buffer's store into the stage being read asks about the stage, not for a second barrier") {
+    // One block of 64 threads walks 4 tiles: each pass reads another thread's element of stage tile % stages, then
+    // stores the next tile (at the case's index), with one __syncthreads() per pass, at its end (line 12).
+    struct Case {
+        const char* name;
+        int stages;           // the buffer's first dimension; 0: a buffer without one
+        const char* store;    // the store's first index
+        const char* wording;  // "": no race
+    };
+    const Case cases[] = {
+        // the bug: the next tile goes into the stage this pass reads
+        {"stage_being_read", 2, "[s]",
+         "'buf' has 2 stages (the first dimension), and in one pass :10 reads a stage that :11 then writes: a pass "
+         "of a double buffer writes only a stage it does not read. Should :11 write the other stage? (If one stage "
+         "is meant, a __syncthreads() after :10 and before :11 orders them.)"},
+        {"stage_being_read_of_three", 3, "[s]", "Should :11 write another stage?"},
+        {"other_stage", 2, "[(s + 1) % 2]", ""},  // the double buffer as meant
+        // one buffer: a barrier between the read and the store is the fix
+        {"one_buffer", 0, "", "A __syncthreads() after :10 and before :11 orders them"},
+        // a first dimension of 8 is no count of stages: rows of a tile
+        {"rows", 8, "[s]", "A __syncthreads() after :10 and before :11 orders them"},
+    };
+    for (const Case& c : cases) {
+        CAPTURE(c.name);
+        const std::string n = std::to_string(c.stages), first = c.stages ? "[0]" : "", read = c.stages ? "[s]" : "";
+        const std::string source =
+            "#include <cstdio>\n"
+            "__global__ void passes(const float* in, float* out, int tiles) {\n"
+            "    __shared__ float buf" +
+            (c.stages ? "[" + n + "]" : "") +
+            "[64];\n"
+            "    const int t = threadIdx.x;\n"
+            "    buf" +
+            first +
+            "[t] = in[t];\n"
+            "    float sum = 0.0f;\n"
+            "    __syncthreads();\n"
+            "    for (int tile = 0; tile < tiles; ++tile) {\n"
+            "        const int s = tile % " +
+            (c.stages ? n : "1") +
+            ";\n"
+            "        sum += buf" +
+            read +
+            "[63 - t] + float(s);\n"
+            "        if (tile + 1 < tiles) buf" +
+            c.store +
+            "[t] = in[(tile + 1) * 64 + t];\n"
+            "        __syncthreads();\n"
+            "    }\n"
+            "    out[t] = sum;\n"
+            "}\n"
+            "int main() {\n"
+            "    float *in, *out;\n"
+            "    cudaMalloc(&in, 4 * 64 * sizeof(float));\n"
+            "    cudaMalloc(&out, 64 * sizeof(float));\n"
+            "    cudaMemset(in, 0, 4 * 64 * sizeof(float));\n"
+            "    passes<<<1, 64>>>(in, out, 4);\n"
+            "    return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;\n"
+            "}\n";
+        const Run built = emucc_build(c.name, source);
+        INFO("stderr:\n", built.err);
+        REQUIRE(built.exit_code == 0);
+        const Run r = run({(scratch_dir() / c.name).string()});
+        INFO("stderr:\n", r.err);
+        CHECK(r.exit_code == 0);
+        if (std::string(c.wording).empty()) {
+            CHECK(!contains(r.err, "cudaemu: race"));
+            continue;
+        }
+        CHECK(count_of(r.err, "cudaemu: race") == 1);
+        CHECK(contains(r.err, c.wording));
+        CHECK(contains(r.err, "stages") == (c.stages >= 2 && c.stages <= 4));
+    }
+}
+
 // ===============================================================================================================
 // Split barriers and asynchronous copies (<cuda/barrier>, <cuda/pipeline>)
 // ===============================================================================================================

@@ -26,8 +26,8 @@ import pytest
 
 from cudaemu_cc.arithmetic import count_flops, fuse_device_multiply_adds
 from cudaemu_cc.ir import (check_vector_indices, detach_coverage_flags, device_inline_asm, index_check_names,
-                           name_index_checks, raise_vector_alignment, rewrite_ir, route_by_alignment,
-                           strip_stack_slot_callbacks, vector_alignments)
+                           name_index_checks, name_shared_dimensions, raise_vector_alignment, rewrite_ir,
+                           route_by_alignment, strip_stack_slot_callbacks, vector_alignments)
 
 VERSIONS = ["llvm14", "llvm16"]
 
@@ -815,3 +815,20 @@ def test_inline_asm_in_device_code_is_named_at_its_line_and_the_hosts_is_not():
     assert device_inline_asm(module) == ["helpers.cuh:4: error: inline PTX (asm) is not supported by the CPU emulator"]
     assert device_inline_asm(module.replace(", !dbg !13", "")) == \
         ["<device code>: error: inline PTX (asm) is not supported by the CPU emulator"]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# name_shared_dimensions
+# ---------------------------------------------------------------------------------------------------------------
+def test_each_shared_array_of_two_or_more_dimensions_gets_a_symbol_naming_them():
+    ir = ("@_ZZ1kPKfPfiE2As = internal thread_local global [2 x [16 x [128 x float]]] zeroinitializer, align 16\n"
+          "@_ZZ1kPKfPfiE4tile = internal thread_local global [64 x float] zeroinitializer, align 16\n"
+          "@_ZZ1kPKfPfiE1t = internal thread_local(initialexec) global [32 x [33 x i32]] zeroinitializer\n"
+          "@global = global [2 x [2 x float]] zeroinitializer\n")
+    named = name_shared_dimensions(ir)
+    assert named.startswith(ir)
+    added = named[len(ir):].split()
+    assert '@"__cudaemu_shared_dims_2_16_128___ZZ1kPKfPfiE2As"' in added
+    assert '@"__cudaemu_shared_dims_32_33___ZZ1kPKfPfiE1t"' in added
+    assert "tile" not in named[len(ir):] and "global\"" not in named[len(ir):]  # one dimension; not shared
+    assert name_shared_dimensions("define void @f() {\n  ret void\n}\n") == "define void @f() {\n  ret void\n}\n"

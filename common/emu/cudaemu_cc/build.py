@@ -12,7 +12,8 @@ from . import identity
 from .errors import Error, SourceError
 from .arithmetic import count_flops, fuse_across_statements, fuse_device_multiply_adds
 from .ir import (check_vector_indices, detach_coverage_flags, device_inline_asm, name_index_checks,
-                 raise_vector_alignment, rewrite_ir, route_by_alignment, strip_stack_slot_callbacks)
+                 name_shared_dimensions, raise_vector_alignment, rewrite_ir, route_by_alignment,
+                 strip_stack_slot_callbacks)
 from .launches import template_kernels
 from .libdevice import Libdevice
 from .source import rewrite_source
@@ -149,7 +150,7 @@ class Build:
         with open(ll, "w") as f:
             ir = rewrite_ir(route_by_alignment(ir))
             ir = count_flops(fuse_across_statements(fuse_device_multiply_adds(detach_coverage_flags(ir))))
-            unrouted = name_index_checks(ir, shown.replace("\\", "/"), compiled)
+            unrouted = name_shared_dimensions(name_index_checks(ir, shown.replace("\\", "/"), compiled))
             ir, math = self.libdevice.use(unrouted)
             f.write(ir)
         if math:

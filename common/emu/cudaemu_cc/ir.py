@@ -243,6 +243,23 @@ def name_index_checks(ir, source_name, source):
 # the GPU's one. Before anything splits them, the llvm.memcpy/memmove calls that copy a vector get the vector type's
 # alignment on both sides: those with an operand cast from a pointer to the type (LLVM 14's typed pointers), or
 # with one that is a local of the type or an element of an array of it (opaque pointers too).
+SHARED_DIMS_PREFIX = "__cudaemu_shared_dims_"  # symbols.cpp reads these
+SHARED_ARRAY = re.compile(r"^(@[-\w.$]+) = (?:[\w()]+ )*?thread_local(?:\([\w-]+\))? global ((?:\[\d+ x )+)", re.M)
+
+
+def name_shared_dimensions(ir):
+    """For each __shared__ array of two or more dimensions (a thread_local global here), a symbol naming its
+    dimensions: __cudaemu_shared_dims_2_16_128__NAME for `As[2][16][128]`, which the runtime reads to word a race
+    on a double buffer's stage (report.cpp)."""
+    symbols = []
+    for m in SHARED_ARRAY.finditer(ir):
+        dims = re.findall(r"\[(\d+) x ", m.group(2))
+        if len(dims) >= 2:
+            symbols.append('@"%s%s__%s" = weak constant i8 0\n' % (SHARED_DIMS_PREFIX, "_".join(dims),
+                                                                 m.group(1)[1:].strip('"')))
+    return ir + ("\n" + "".join(symbols) if symbols else "")
+
+
 def vector_alignments():
     """{'float4': 16, 'double2': 16, 'float2': 8, ...}: the CUDA vector types aligned to more than their element,
     as the emulator's headers declare them."""
