@@ -1,5 +1,5 @@
 // CUDA's math library in device code, bit for bit: each function runs on 4,096 arguments spread over its domain
-// (and over the slow paths: sin and cos of arguments up to 1e300, pow of negative bases and integer exponents), and
+// (and over the slow paths: sin of arguments up to 2^996, pow of negative bases and integer exponents), and
 // one line per function prints a hash of every result's bits. The H100 prints the hashes recorded in
 // math_library.h100.out; the emulator prints the same when the CUDA Toolkit's libdevice is installed (it links
 // CUDA's own implementations, docs/emulator.md), and other hashes on the host's libm. Only functions that libdevice
