@@ -451,6 +451,12 @@ enum cudaDeviceAttr {  // CUDA's numbers; the texture and surface limits are lef
     cudaDevAttrClusterLaunch = 120,
     cudaDevAttrDeferredMappingCudaArraySupported = 121,
 };
+enum cudaComputeMode {  // what cudaDevAttrComputeMode reports; NVIDIA's helper_cuda.h compares with Prohibited
+    cudaComputeModeDefault = 0,
+    cudaComputeModeExclusive = 1,
+    cudaComputeModeProhibited = 2,
+    cudaComputeModeExclusiveProcess = 3,
+};
 
 #define cudaStreamDefault 0x00
 #define cudaStreamNonBlocking 0x01

@@ -24,6 +24,9 @@ int main() {
     std::printf("shared_mem_per_block: %zu\n", prop.sharedMemPerBlock);
     std::printf("multiprocessors_ok: %d\n", prop.multiProcessorCount >= 1 ? 1 : 0);
     std::printf("global_memory_ok: %d\n", prop.totalGlobalMem > 0 ? 1 : 0);
+    int mode = -1;  // NVIDIA's helper_cuda.h picks a device this way
+    print_error("get_compute_mode", cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, 0));
+    std::printf("compute_mode_allows_use: %d\n", mode != cudaComputeModeProhibited ? 1 : 0);
 
     print_error("clear_last_error", cudaGetLastError());
     print_error("get_properties_of_missing_device", cudaGetDeviceProperties(&prop, count));  // ordinals 0..count-1
