@@ -151,6 +151,25 @@ TEST_CASE("programs/math_library.cu: device math gives the H100's bits where the
     MESSAGE("libdevice: ", where.out, same, " of ", h100.size(), " lines as the H100 printed them");
 }
 
+TEST_CASE(
+    "programs/host_device_copies.cu: a __host__ __device__ function computes as the host compiler's on the host") {
+    const Run where = run({emucc(), "--print-libdevice"});
+    REQUIRE(where.exit_code == 0);
+    const Run r = run({program("host_device_copies")});
+    INFO("stdout:\n", r.out, "stderr:\n", r.err);
+    REQUIRE(r.exit_code == 0);
+    const std::map<std::string, std::string> out = parse_output(r.out);
+    const std::map<std::string, std::string> h100 =
+        parse_output(read_file(kTestDir / "programs" / "host_device_copies.h100.out"));
+    REQUIRE(h100.size() == out.size());
+    for (const auto& line : h100) {
+        const std::string& key = line.first;
+        CAPTURE(key);
+        REQUIRE(out.count(key) == 1);
+        if (key != "exp" || where.out != "none\n") CHECK(out.at(key) == line.second);  // exp: libdevice's in kernels
+    }
+}
+
 TEST_CASE("error programs: the right error names after the launch, and the diagnostic on stderr and in the stats") {
     for (const std::string& name : program_names()) {  // a new error program needs a row in the table
         if (!starts_with(name, "error_") || name == "error_sticky") continue;

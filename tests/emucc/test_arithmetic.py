@@ -2,7 +2,7 @@
 IR: a device function `k` (annotated as device code) and a host function `h`, bodies as sroa leaves them. The rule
 itself is what tests/emu/programs/fma_contraction.cu showed on an H100; these tests pin each of its parts.
 """
-from cudaemu_cc.arithmetic import fuse_across_statements
+from cudaemu_cc.arithmetic import fuse_across_statements, fuse_device_multiply_adds, host_copies
 
 ANNOTATED = '''@.str = private unnamed_addr constant [15 x i8] c"cudaemu.device\\00", section "llvm.metadata"
 @llvm.global.annotations = appending global [1 x { ptr, ptr, ptr, i32, ptr }] [{ ptr, ptr, ptr, i32, ptr } \
@@ -107,3 +107,61 @@ def test_vectors_and_code_without_device_functions_stay_as_they_are():
     scalars = "  %6 = fmul float %0, %1\n  %7 = fadd float %6, %2\n  ret void\n"
     host_only = module(scalars).replace('c"cudaemu.device\\00"', 'c"something.else\\00"')
     assert fuse_across_statements(host_only) == host_only
+
+
+# host_copies: a __host__ __device__ function that host code calls gets a copy for the host, left unfused
+HOST_DEVICE = ANNOTATED.replace("[1 x", "[2 x").replace(
+    "ptr @.str, i32 1, ptr null }]", "ptr @.str, i32 1, ptr null }, { ptr, ptr, ptr, i32, ptr } "
+    "{ ptr @mad, ptr @.str, ptr @.str, i32 2, ptr null }]") + """
+define linkonce_odr dso_local float @mad(float %0, float %1, float %2) #0 comdat !dbg !20 {
+  call void @llvm.dbg.value(metadata float %0, metadata !21, metadata !DIExpression()), !dbg !22
+  %4 = fmul float %0, %1, !dbg !22
+  %5 = fadd float %4, %2, !dbg !22
+  ret float %5, !dbg !22
+}
+
+define void @k(float %0, float %1, float %2, float %3, ptr %4) #0 {
+  %6 = call float @mad(float %0, float %1, float %2)
+  store float %6, ptr %4, align 4
+  ret void
+}
+
+define void @h(float %0, float %1, float %2, float %3, ptr %4) #0 {
+  %6 = call float @mad(float %0, float %1, float %2)
+  store float %6, ptr %4, align 4
+  ret void
+}
+"""
+
+
+def test_host_code_calls_a_host_copy_of_a_host_device_function_which_stays_unfused():
+    ir = fuse_across_statements(fuse_device_multiply_adds(host_copies(HOST_DEVICE), host_fma=False))
+    kernel, host = ir.split("define void @k(")[1], ir.split("define void @h(")[1]
+    assert "call float @mad(float %0" in kernel.split("}")[0]  # the kernel keeps the device function
+    assert "call float @mad.cudaemu.host(float %0" in host.split("}")[0]
+    copy = ir.split("define internal float @mad.cudaemu.host(")[1].split("}")[0]
+    assert copy.startswith("float %0, float %1, float %2) #0 {\n")  # no comdat, no subprogram of its own
+    assert "%4 = fmul float %0, %1\n  %5 = fadd float %4, %2\n" in copy  # unfused, without debug locations
+    assert "dbg" not in copy
+    device = ir.split("define linkonce_odr dso_local float @mad(")[1].split("}")[0]
+    assert "@llvm.fma.f32(float %0, float %1, float %2), !dbg !22" in device  # the device copy fused as before
+
+
+def test_only_what_host_code_reaches_is_copied():
+    without_host_call = HOST_DEVICE.rsplit("define void @h(", 1)[0]
+    assert host_copies(without_host_call) == without_host_call
+    nested = HOST_DEVICE.replace("define void @k(", """define linkonce_odr float @twice(float %0) #0 {
+  %2 = call float @mad(float %0, float %0, float %0)
+  ret float %2
+}
+
+define void @k(""").replace("{ ptr @mad, ptr @.str, ptr @.str, i32 2, ptr null }",
+                             "{ ptr @mad, ptr @.str, ptr @.str, i32 2, ptr null }, "
+                             "{ ptr, ptr, ptr, i32, ptr } { ptr @twice, ptr @.str, ptr @.str, i32 3, ptr null }")
+    nested = nested.replace("[2 x", "[3 x").replace(
+        "define void @h(float %0, float %1, float %2, float %3, ptr %4) #0 {\n  %6 = call float @mad(",
+        "define void @h(float %0, float %1, float %2, float %3, ptr %4) #0 {\n  %6 = call float @twice(float %0)\n"
+        "  %7 = call float @mad(")
+    ir = host_copies(nested)
+    assert "call float @mad.cudaemu.host(float %0, float %0, float %0)" in ir.split("define internal float @twice.cudaemu.host(")[1]
+    assert "call float @mad(float %0, float %0, float %0)" in ir.split("define linkonce_odr float @twice(")[1]

@@ -45,6 +45,58 @@ def pieces(ir, device):
     return out
 
 
+# A __host__ __device__ function is two functions under nvcc: the device copy, with fused multiply-adds and CUDA's
+# math library, and the host compiler's copy, with neither. Here it is one definition, annotated as device code, so
+# a call from host code would compute as the device does (Rodinia's cfd fills its far-field constants on the host
+# with one). host_copies gives each device function that host code calls (and what those call in turn) a copy for
+# the host, which the device passes leave alone. The copy is internal and carries no debug information: a
+# subprogram belongs to one function.
+CALLED = re.compile(r'(@"[^"]*"|@[-\w.$]+)\(')
+CALL_LINE = re.compile(r"^\s+(?:%[-\w.$\"]+ = )?(?:tail |musttail |notail )?(?:call|invoke) ")
+LINKAGE = re.compile(r"\b(?:private|internal|available_externally|linkonce_odr|linkonce|weak_odr|weak|common|"
+                     r"appending|extern_weak|external|dso_local|dso_preemptable|hidden|protected|default) ")
+DEBUG_ONLY = re.compile(r"^\s+(?:call void @llvm\.dbg\.\w+\(|#dbg_)")
+DEBUG_REFERENCE = re.compile(r",? !(?:dbg|llvm\.loop) ![0-9]+")
+
+
+def host_name(name):
+    return name[:-1] + '.cudaemu.host"' if name.endswith('"') else name + ".cudaemu.host"
+
+
+def host_copies(ir):
+    """Calls from host code to device functions -> calls to host copies of them, unfused (see above)."""
+    device = device_functions(ir)
+    if not device:
+        return ir
+    parts = pieces(ir, device)
+    bodies = {DEFINED_NAME.match(lines[0]).group(1): lines for is_device, lines in parts if is_device}
+
+    def callees(lines):
+        return {name for line in lines if CALL_LINE.match(line) for name in CALLED.findall(line)
+                if name in bodies}
+
+    wanted, todo = set(), set().union(*(callees(lines) for is_device, lines in parts if not is_device))
+    while todo:
+        name = todo.pop()
+        wanted.add(name)
+        todo |= callees(bodies[name]) - wanted
+    if not wanted:
+        return ir
+    call = re.compile("(%s)\\(" % "|".join(re.escape(name) for name in sorted(wanted, key=len, reverse=True)))
+
+    def redirect(line):
+        return call.sub(lambda m: host_name(m.group(1)) + "(", line) if CALL_LINE.match(line) else line
+
+    out = [line for is_device, lines in parts for line in (lines if is_device else map(redirect, lines))]
+    for name in sorted(wanted):
+        head, rest = bodies[name][0].split(name + "(", 1)
+        head = "define internal " + LINKAGE.sub("", head[len("define "):])
+        rest = re.sub(r" comdat(?:\(\$[^)]*\))?", "", DEBUG_REFERENCE.sub("", rest))
+        out.append("\n" + head + host_name(name) + "(" + rest)
+        out += [DEBUG_REFERENCE.sub("", redirect(line)) for line in bodies[name][1:] if not DEBUG_ONLY.match(line)]
+    return "".join(out)
+
+
 def fuse_device_multiply_adds(ir, host_fma=HOST_HAS_FMA):
     """llvm.fmuladd -> llvm.fma in the functions annotated as device code (clang makes them only where the source
     asks for contraction itself, `#pragma STDC FP_CONTRACT ON`: emucc compiles with -ffp-contract=off and fuses with

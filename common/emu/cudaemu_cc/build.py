@@ -10,7 +10,7 @@ import tempfile
 
 from . import identity
 from .errors import Error, SourceError
-from .arithmetic import count_flops, fuse_across_statements, fuse_device_multiply_adds
+from .arithmetic import count_flops, fuse_across_statements, fuse_device_multiply_adds, host_copies
 from .ir import (check_vector_indices, detach_coverage_flags, device_inline_asm, name_index_checks,
                  name_shared_dimensions, raise_vector_alignment, rewrite_ir, route_by_alignment,
                  strip_stack_slot_callbacks)
@@ -117,7 +117,7 @@ class Build:
             with open(ll) as f:
                 ir = f.read()
             refuse_device_asm(ir)
-            unrouted = fuse_across_statements(fuse_device_multiply_adds(ir))
+            unrouted = fuse_across_statements(fuse_device_multiply_adds(host_copies(ir)))
             ir, math = self.libdevice.use(unrouted)
             with open(ll, "w") as f:
                 f.write(ir)
@@ -149,7 +149,8 @@ class Build:
             ir = strip_stack_slot_callbacks(ir)
         with open(ll, "w") as f:
             ir = rewrite_ir(route_by_alignment(ir))
-            ir = count_flops(fuse_across_statements(fuse_device_multiply_adds(detach_coverage_flags(ir))))
+            ir = detach_coverage_flags(host_copies(ir))
+            ir = count_flops(fuse_across_statements(fuse_device_multiply_adds(ir)))
             unrouted = name_shared_dimensions(name_index_checks(ir, shown.replace("\\", "/"), compiled))
             ir, math = self.libdevice.use(unrouted)
             f.write(ir)
