@@ -225,6 +225,23 @@ std::string missing_sync(const Worker& w, uint32_t a, uint32_t b) {
     return "with no __syncthreads() between them — is a __syncthreads() missing?";
 }
 
+// How many stages of a staged array (shared_stages_at) the block has read since its last barrier. A double buffer's
+// pass reads one, its current stage; where the first dimension is rows of one tile (As[4][BM], BK = 4), a pass reads
+// several, and a race there is no question of which stage.
+int stages_read_in_pass(const Worker& w, const SharedStages& array) {
+    const uint64_t stride = array.size / array.stages;
+    int read = 0;
+    for (int stage = 0; stage < array.stages; ++stage)
+        for (uint64_t o = array.offset + stage * stride; o < array.offset + (stage + 1) * stride; ++o) {
+            const ShadowByte& b = w.split[o / 4] ? w.shadow_bytes[o] : w.shadow_words[o / 4];
+            if (b.read_epoch >= w.interval_start) {
+                ++read;
+                break;
+            }
+        }
+    return read;
+}
+
 // An access in the current barrier interval that conflicts with an earlier one by another thread: a race, unless
 // the two are lanes of one warp with a __syncwarp() between them.
 // Notes on the race recorded at (pc, other_pc) what the launch report needs to group it with the others of its
@@ -236,10 +253,13 @@ void tag_race(Worker& w, uintptr_t pc, uintptr_t other_pc, size_t offset, bool c
     if (it == w.diags.end()) return;
     RawDiag& d = it->second;
     if (d.variable.empty() || d.block == w.block_linear) {
+        if (d.variable.empty()) {  // the stages read so far in this pass: once, at the first instance
+            const SharedStages staged = shared_stages_at(offset);
+            d.stages = staged.stages && stages_read_in_pass(w, staged) <= 1 ? staged.stages : 0;
+        }
         d.barrier_pc = w.current->barrier_pc;
         const std::string at = shared_variable_at(offset);
         d.variable = at.substr(0, at.find(" ("));
-        d.stages = shared_stages_at(offset);
         d.writes = writes;
     }
     d.tagged_race = true;

@@ -243,11 +243,13 @@ std::string shared_variable_at(uint64_t offset) {
     return "shared byte " + std::to_string(offset);
 }
 
-int shared_stages_at(uint64_t offset) {
+SharedStages shared_stages_at(uint64_t offset) {
     for (const TlsSymbol& s : tls_symbols())
         if (offset >= s.offset && offset < s.offset + s.size)
-            return s.dims.size() >= 2 && s.dims[0] >= 2 && s.dims[0] <= 4 ? int(s.dims[0]) : 0;
-    return 0;
+            return s.dims.size() >= 2 && s.dims[0] >= 2 && s.dims[0] <= 4
+                       ? SharedStages{int(s.dims[0]), s.offset, s.size}
+                       : SharedStages{};
+    return {};
 }
 
 }  // namespace cudaemu
