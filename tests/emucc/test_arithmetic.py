@@ -2,7 +2,8 @@
 IR: a device function `k` (annotated as device code) and a host function `h`, bodies as sroa leaves them. The rule
 itself is what tests/emu/programs/fma_contraction.cu showed on an H100; these tests pin each of its parts.
 """
-from cudaemu_cc.arithmetic import fuse_across_statements, fuse_device_multiply_adds, host_copies
+from cudaemu_cc.arithmetic import (fuse_across_statements, fuse_device_multiply_adds, host_copies,
+                                   inline_device_functions)
 
 ANNOTATED = '''@.str = private unnamed_addr constant [15 x i8] c"cudaemu.device\\00", section "llvm.metadata"
 @llvm.global.annotations = appending global [1 x { ptr, ptr, ptr, i32, ptr }] [{ ptr, ptr, ptr, i32, ptr } \
@@ -165,3 +166,35 @@ define void @k(""").replace("{ ptr @mad, ptr @.str, ptr @.str, i32 2, ptr null }
     ir = host_copies(nested)
     assert "call float @mad.cudaemu.host(float %0, float %0, float %0)" in ir.split("define internal float @twice.cudaemu.host(")[1]
     assert "call float @mad(float %0, float %0, float %0)" in ir.split("define linkonce_odr float @twice(")[1]
+
+
+def test_device_functions_are_marked_for_inlining_but_not_noinline_ones_or_host_code():
+    ir = HOST_DEVICE.replace("define void @k(", "define void @k2() #1 {\n  ret void\n}\n\ndefine void @k(") + \
+        "attributes #1 = { noinline nounwind }\n"
+    ir = ir.replace("{ ptr @mad, ptr @.str, ptr @.str, i32 2, ptr null }",
+                    "{ ptr @mad, ptr @.str, ptr @.str, i32 2, ptr null }, "
+                    "{ ptr, ptr, ptr, i32, ptr } { ptr @k2, ptr @.str, ptr @.str, i32 3, ptr null }").replace("[2 x", "[3 x")
+    marked = inline_device_functions(ir)
+    assert "@mad(float %0, float %1, float %2) alwaysinline #0 comdat !dbg !20 {" in marked
+    assert "define void @k(float %0, float %1, float %2, float %3, ptr %4) alwaysinline #0 {" in marked
+    assert "define void @k2() #1 {" in marked  # __noinline__ (its attribute group says noinline)
+    assert "define void @h(float %0, float %1, float %2, float %3, ptr %4) #0 {" in marked  # host code
+    assert inline_device_functions("define void @h() {\n  ret void\n}\n") == "define void @h() {\n  ret void\n}\n"
+
+
+def test_a_kernel_that_a_launch_wrapper_calls_is_neither_copied_for_the_host_nor_inlined():
+    ir = HOST_DEVICE.replace('@.str = private unnamed_addr constant [15 x i8] c"cudaemu.device\\00", section "llvm.metadata"\n',
+                             '@.str = private unnamed_addr constant [15 x i8] c"cudaemu.device\\00", section "llvm.metadata"\n'
+                             '@.str.9 = private unnamed_addr constant [15 x i8] c"cudaemu.kernel\\00", section "llvm.metadata"\n')
+    ir = ir.replace("{ ptr @k, ptr @.str, ptr @.str, i32 1, ptr null }",
+                    "{ ptr @k, ptr @.str, ptr @.str, i32 1, ptr null }, { ptr, ptr, ptr, i32, ptr } "
+                    "{ ptr @k, ptr @.str.9, ptr @.str, i32 1, ptr null }").replace("[2 x", "[3 x")
+    ir = ir.replace("define void @h(float %0, float %1, float %2, float %3, ptr %4) #0 {\n",
+                    "define void @h(float %0, float %1, float %2, float %3, ptr %4) #0 {\n"
+                    "  call void @k(float %0, float %1, float %2, float %3, ptr %4)\n")
+    copied = host_copies(ir)
+    assert "call void @k(float %0" in copied and "@k.cudaemu.host" not in copied  # the launch runs the kernel
+    assert "@mad.cudaemu.host(" in copied  # the host-device function still gets its copy
+    marked = inline_device_functions(copied)
+    assert "define void @k(float %0, float %1, float %2, float %3, ptr %4) #0 {" in marked
+    assert "@mad(float %0, float %1, float %2) alwaysinline #0" in marked

@@ -20,6 +20,7 @@ def host_has_fma():
 
 HOST_HAS_FMA = host_has_fma()
 DEVICE_MARK = re.compile(r'^(@[-\w.$]+) = .*c"cudaemu\.device\\00"', re.M)
+KERNEL_MARK = re.compile(r'^(@[-\w.$]+) = .*c"cudaemu\.kernel\\00"', re.M)  # __global__ functions also have this
 ANNOTATION = re.compile(r'\{\s*(?:i8\*\s+bitcast\s+\([^@]*|ptr\s+)(@"?[-\w.$]+"?)(?:\s+to\s+i8\*\))?,\s*'
                         r'(?:i8\*\s+getelementptr\s+inbounds\s+\([^@]*|ptr\s+)(@[-\w.$]+)')
 DEFINED_NAME = re.compile(r'^define [^@]*(@"?[-\w.$]+"?)\(')
@@ -69,7 +70,9 @@ def host_copies(ir):
     if not device:
         return ir
     parts = pieces(ir, device)
-    bodies = {DEFINED_NAME.match(lines[0]).group(1): lines for is_device, lines in parts if is_device}
+    kernels = device_functions(ir, KERNEL_MARK)  # host code calls a kernel only to run it (a launch's wrapper)
+    bodies = {DEFINED_NAME.match(lines[0]).group(1): lines for is_device, lines in parts
+              if is_device and DEFINED_NAME.match(lines[0]).group(1) not in kernels}
 
     def callees(lines):
         return {name for line in lines if CALL_LINE.match(line) for name in CALLED.findall(line)
@@ -95,6 +98,40 @@ def host_copies(ir):
         out.append("\n" + head + host_name(name) + "(" + rest)
         out += [DEBUG_REFERENCE.sub("", redirect(line)) for line in bodies[name][1:] if not DEBUG_ONLY.match(line)]
     return "".join(out)
+
+
+# nvcc fuses after inlining: a product returned by a device function, or stored through a reference that the
+# caller then adds, is fused into the caller's add. build.py inlines the device functions first (LLVM's
+# always-inline, with the attribute this pass adds; not __noinline__ functions, not kernels), then fuses. (Equal
+# products that nvcc then merges into one value stay apart here; docs/emulator.md says where that differs.)
+def inline_device_functions(ir):
+    """Each device function not marked noinline, marked alwaysinline (in its define line)."""
+    device = device_functions(ir)
+    if not device:
+        return ir
+    noinline = set(re.findall(r"^attributes #(\d+) = \{[^}]*\bnoinline\b", ir, re.M))
+    kernels = device_functions(ir, KERNEL_MARK)  # a kernel is launched, never inlined (a launch's wrapper calls it)
+    out = []
+    for is_device, lines in pieces(ir, device):
+        if is_device and DEFINED_NAME.match(lines[0]).group(1) not in kernels:
+            line = lines[0]
+            group = re.search(r"\) (?:[^{]*? )?#(\d+) ", line)
+            if not (group and group.group(1) in noinline) and " noinline " not in line:
+                close = closing_paren(line, DEFINED_NAME.match(line).end() - 1)
+                line = line[:close + 1] + " alwaysinline" + line[close + 1:]
+            lines = [line] + lines[1:]
+        out.extend(lines)
+    return "".join(out)
+
+
+def closing_paren(text, open_at):
+    """Index of the `)` that closes the `(` at open_at."""
+    depth = 0
+    for i in range(open_at, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        if depth == 0:
+            return i
+    return len(text) - 1
 
 
 def fuse_device_multiply_adds(ir, host_fma=HOST_HAS_FMA):
@@ -142,7 +179,8 @@ def fuse_device_multiply_adds(ir, host_fma=HOST_HAS_FMA):
 
 # nvcc fuses beyond one expression as well, and clang's llvm.fmuladd (one expression) cannot say which multiply it
 # fuses: tests/emu/programs/fma_contraction.cu on an H100 shows the rule this pass applies. emucc compiles with
-# -ffp-contract=off, and in device functions (after sroa has made locals registers, before any optimisation):
+# -ffp-contract=off, and in device functions (after device functions are inlined and sroa has made locals registers,
+# before any other optimisation):
 # - a multiply whose every use is an operand of an add or subtract is fused into each of them, across statements
 #   and basic blocks (`float t = a * b; r = t + c;`, a product added and subtracted, a loop-invariant product added
 #   inside the loop); a multiply with any other use (stored, passed, compared) is fused into none;
@@ -244,9 +282,10 @@ LABEL = re.compile(r'^(?:[-\w.$]+|"[^"]*"):(?:\s|$)')
 FLOPS_CALL = "call void @__cudaemu_flops(i32 %d, i32 %d, i32 %d, i32 %d, i32 %d, i32 %d)"
 
 
-def device_functions(ir):
-    """The names (as the IR writes them, with their @) of the functions annotated as device code."""
-    marks = set(DEVICE_MARK.findall(ir))
+def device_functions(ir, mark=DEVICE_MARK):
+    """The names (as the IR writes them, with their @) of the functions annotated as device code (with
+    mark=KERNEL_MARK: as kernels)."""
+    marks = set(mark.findall(ir))
     table = re.search(r"^@llvm\.global\.annotations = .*$", ir, re.M)
     if not marks or not table:
         return set()

@@ -10,7 +10,8 @@ import tempfile
 
 from . import identity
 from .errors import Error, SourceError
-from .arithmetic import count_flops, fuse_across_statements, fuse_device_multiply_adds, host_copies
+from .arithmetic import (count_flops, fuse_across_statements, fuse_device_multiply_adds, host_copies,
+                         inline_device_functions)
 from .ir import (check_vector_indices, detach_coverage_flags, device_inline_asm, name_index_checks,
                  name_shared_dimensions, raise_vector_alignment, rewrite_ir, route_by_alignment,
                  strip_stack_slot_callbacks)
@@ -91,7 +92,7 @@ class Build:
             f.write('#line 1 "%s"\n' % shown.replace("\\", "/"))
             compiled = rewrite_source(shown, text, deduced)
             f.write(compiled)
-        front = rewritten + (".front.ll" if self.checks else ".bc")  # what clang's front end makes of it
+        front = rewritten + ".front.ll"  # what clang's front end makes of it
         ll = rewritten + ".ll"
         base = [self.clang] + self.common + ["-iquote", os.path.dirname(os.path.abspath(src))] + self.user
         base += self.header_overlay(headers, tmp, deduced)
@@ -107,17 +108,39 @@ class Build:
         run(base + ["-include", "cuda_runtime.h", "-x", "c++", "-O1", "-Xclang", "-disable-llvm-passes",
                     "-ffp-contract=off", "-ftrivial-auto-var-init=pattern"] + (["-fsanitize=array-bounds"] if self.checks else []) + [
                     "-fno-optimize-sibling-calls", self.debug, self.dwarf, "-fdebug-prefix-map=%s=." % os.getcwd(),
-                    "-emit-llvm"] + (["-S"] if self.checks else ["-c"]) + [rewritten, "-o", front],
+                    "-emit-llvm", "-S", rewritten, "-o", front],
             "compile")
+        with open(front) as f:
+            ir = f.read()
+        if self.checks:
+            # vector copies aligned as their type before sroa splits them (ir.raise_vector_alignment), and checked
+            # against the dimension of the element they start at (ir.check_vector_indices)
+            ir = check_vector_indices(raise_vector_alignment(ir))
+        # Host code calls host copies of __host__ __device__ functions; device functions are inlined where nvcc
+        # inlines them (everywhere but __noinline__), before the multiply-adds are fused (arithmetic.py)
+        ir = host_copies(ir)
+        if self.opt:
+            ir = inline_device_functions(ir)
+        with open(front, "w") as f:
+            f.write(ir)
+        if self.opt:
+            # Inlined, then registers (sroa), then with the checks one callback before every remaining load and
+            # store; optimised later, after the IR passes.
+            run([self.opt, "-passes=always-inline,function(sroa)" + (",sancov-module" if self.checks else "")] +
+                (["-sanitizer-coverage-level=1", "-sanitizer-coverage-inline-bool-flag",
+                  "-sanitizer-coverage-trace-loads", "-sanitizer-coverage-trace-stores"] if self.checks else []) +
+                [front, "-S", "-o", ll], "instrument" if self.checks else "registers")
+        elif self.checks:
+            run([self.clang, "-O0", "-Xclang", "-disable-O0-optnone", "-Wno-override-module",
+                 "-fsanitize-coverage=inline-bool-flag,trace-loads,trace-stores", "-S", "-emit-llvm", front, "-o", ll],
+                "instrument")
+        else:
+            shutil.copyfile(front, ll)
+        with open(ll) as f:
+            ir = f.read()
+        refuse_device_asm(ir)
         if not self.checks:
-            if self.opt:  # registers first, as with the checks, so that multiply-adds fuse the same way
-                run([self.opt, "-passes=function(sroa)", front, "-S", "-o", ll], "registers")
-            else:
-                run([self.clang, "-S", "-emit-llvm", front, "-o", ll], "disassemble")
-            with open(ll) as f:
-                ir = f.read()
-            refuse_device_asm(ir)
-            unrouted = fuse_across_statements(fuse_device_multiply_adds(host_copies(ir)))
+            unrouted = fuse_across_statements(fuse_device_multiply_adds(ir))
             ir, math = self.libdevice.use(unrouted)
             with open(ll, "w") as f:
                 f.write(ir)
@@ -127,29 +150,10 @@ class Build:
                 shutil.copyfile(ll, self.emit_ir)
             run([self.clang, self.opt_level, "-Wno-override-module", "-c", ll, "-o", obj], "optimise")
             return
-        # vector copies aligned as their type before sroa splits them (ir.raise_vector_alignment), and checked
-        # against the dimension of the element they start at (ir.check_vector_indices)
-        with open(front) as f:
-            ir = check_vector_indices(raise_vector_alignment(f.read()))
-        with open(front, "w") as f:
-            f.write(ir)
-        if self.opt:
-            # Registers first (sroa), then one callback before every remaining load and store, then optimise.
-            run([self.opt, "-passes=function(sroa),sancov-module", "-sanitizer-coverage-level=1",
-                 "-sanitizer-coverage-inline-bool-flag", "-sanitizer-coverage-trace-loads",
-                 "-sanitizer-coverage-trace-stores", front, "-S", "-o", ll], "instrument")
-        else:
-            run([self.clang, "-O0", "-Xclang", "-disable-O0-optnone", "-Wno-override-module",
-                 "-fsanitize-coverage=inline-bool-flag,trace-loads,trace-stores", "-S", "-emit-llvm", front, "-o", ll],
-                "instrument")
-        with open(ll) as f:
-            ir = f.read()
-        refuse_device_asm(ir)
         if not self.opt:
             ir = strip_stack_slot_callbacks(ir)
         with open(ll, "w") as f:
-            ir = rewrite_ir(route_by_alignment(ir))
-            ir = detach_coverage_flags(host_copies(ir))
+            ir = detach_coverage_flags(rewrite_ir(route_by_alignment(ir)))
             ir = count_flops(fuse_across_statements(fuse_device_multiply_adds(ir)))
             unrouted = name_shared_dimensions(name_index_checks(ir, shown.replace("\\", "/"), compiled))
             ir, math = self.libdevice.use(unrouted)

@@ -24,8 +24,9 @@
 // ---------------------------------------------------------------------------------------------------------------
 // Qualifiers
 // ---------------------------------------------------------------------------------------------------------------
-// Device code is marked so that emucc can fuse its multiply-adds as nvcc does (docs/emulator.md).
-#define __global__ __attribute__((annotate("cudaemu.device")))
+// Device code is marked so that emucc can fuse its multiply-adds as nvcc does (docs/emulator.md); kernels are marked
+// as kernels too: a launch wrapper calls one, which emucc never inlines or copies for the host.
+#define __global__ __attribute__((annotate("cudaemu.device"), annotate("cudaemu.kernel")))
 #define __device__ __attribute__((annotate("cudaemu.device")))
 #define __host__
 #define __forceinline__ inline __attribute__((always_inline))
@@ -250,10 +251,12 @@ inline float __logf(float x) { return logf(x); }
 inline float __sinf(float x) { return sinf(x); }
 inline float __cosf(float x) { return cosf(x); }
 inline float __powf(float a, float b) { return powf(a, b); }
-// device code: their arithmetic counts as the kernel's (LaunchReport::fp32_fma and its kin)
+// device code: their arithmetic counts as the kernel's (LaunchReport::fp32_fma and its kin). __fadd_rn and __fmul_rn
+// are never fused with the caller's arithmetic (that is what they are for): not inlined, where emucc inlines device
+// functions before fusing multiply-adds.
 __device__ inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
-__device__ inline float __fadd_rn(float a, float b) { return a + b; }
-__device__ inline float __fmul_rn(float a, float b) { return a * b; }
+__device__ inline __attribute__((noinline)) float __fadd_rn(float a, float b) { return a + b; }
+__device__ inline __attribute__((noinline)) float __fmul_rn(float a, float b) { return a * b; }
 inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
 inline int __float2int_rn(float x) { return static_cast<int>(nearbyintf(x)); }
 inline float __int_as_float(int x) { return __builtin_bit_cast(float, x); }

@@ -9,7 +9,8 @@
 // statement is fused into its add in the next, into each of two adds that use it, into its add in another basic
 // block, and a loop-invariant multiply into its add inside the loop (where an optimiser could have computed the
 // product once, before the loop); of an earlier statement's product plus this statement's, and of a product with
-// two uses plus one with one, the left is fused; a product that is also stored is fused into no add.
+// two uses plus one with one, the left is fused; a product that is also stored is fused into no add. And after
+// inlining: a product that a device function returns, or stores through a reference, is fused into the caller's add.
 //
 // Build: nvcc -arch=sm_90 -o fma_contraction tests/emu/programs/fma_contraction.cu
 
@@ -19,8 +20,12 @@
 #include "program.h"
 
 constexpr int GROUP = 10;   // floats of x per expression
-constexpr int GROUPS = 15;  // expressions
+constexpr int GROUPS = 17;  // expressions
 constexpr int LOOP = 4;     // passes of the loop, a kernel argument so that the loop stays one
+
+// A product made in another function: nvcc inlines it first, and then it is the caller's to fuse.
+__device__ float product_of(float a, float b) { return a * b; }
+__device__ void product_into(float a, float b, float& p) { p = a * b; }
 
 __global__ void contraction_kernel(const float* x, float* out, float s, float t, int loop) {
     const float* q = x;
@@ -63,6 +68,12 @@ __global__ void contraction_kernel(const float* x, float* out, float s, float t,
     const float kept = q[0] * q[1];  // a product stored as well as added
     more[6] = kept;
     more[7] = kept + q[2];
+    q += GROUP;
+    more[8] = product_of(q[0], q[1]) + q[2];  // a product returned by a device function
+    q += GROUP;
+    float through;
+    product_into(q[0], q[1], through);  // a product stored through a reference
+    more[9] = through + q[2];
 }
 
 int main() {
@@ -72,11 +83,11 @@ int main() {
         {u, u, w},              {w, u, u},
         {u, u, v, 1.0f, tiny, 1.0f, u, u, v, 1.0f},  // each fused step keeps a bit a rounded product loses
         {u, u, v},              {v, v, v, v},
-        {u, u, -u, u},          {u, u, -u, u, v}, {u, u, v, w}, {u, u, v}, {u, u, v}};
+        {u, u, -u, u},          {u, u, -u, u, v}, {u, u, v, w}, {u, u, v}, {u, u, v}, {u, u, v}, {u, u, v}};
     std::vector<float> x(GROUP * GROUPS, 0.0f);
     for (size_t g = 0; g < groups.size(); ++g)
         for (size_t i = 0; i < groups[g].size(); ++i) x[GROUP * g + i] = groups[g][i];
-    const int outputs = 9 + LOOP + 8;
+    const int outputs = 9 + LOOP + 10;
     float *d_x = nullptr, *d_out = nullptr;
     CHECK(cudaMalloc(&d_x, x.size() * sizeof(float)));
     CHECK(cudaMalloc(&d_out, outputs * sizeof(float)));
@@ -134,5 +145,7 @@ int main() {
     report("product also stored", more[6], more[6] == product(q(14, 0), q(14, 1)) ? "rounded" : "not rounded",
            "rounded");
     report("its add", more[7], plus(14, more[7], q(14, 2)), "not fused");
+    report("product returned by a call", more[8], plus(15, more[8], q(15, 2)), "fused");
+    report("product stored through a reference", more[9], plus(16, more[9], q(16, 2)), "fused");
     return 0;
 }
