@@ -117,21 +117,21 @@ def inline_device_functions(ir):
             line = lines[0]
             group = re.search(r"\) (?:[^{]*? )?#(\d+) ", line)
             if not (group and group.group(1) in noinline) and " noinline " not in line:
-                close = closing_paren(line, DEFINED_NAME.match(line).end() - 1)
+                close = matching_paren(line, DEFINED_NAME.match(line).end() - 1)
                 line = line[:close + 1] + " alwaysinline" + line[close + 1:]
             lines = [line] + lines[1:]
         out.extend(lines)
     return "".join(out)
 
 
-def closing_paren(text, open_at):
+def matching_paren(text, open_at):
     """Index of the `)` that closes the `(` at open_at."""
     depth = 0
     for i in range(open_at, len(text)):
         depth += {"(": 1, ")": -1}.get(text[i], 0)
         if depth == 0:
             return i
-    return len(text) - 1
+    raise ValueError("unbalanced parentheses in: " + text)
 
 
 def fuse_device_multiply_adds(ir, host_fma=HOST_HAS_FMA):

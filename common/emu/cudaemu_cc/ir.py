@@ -7,7 +7,7 @@ pointers: `ptr`); tests/emucc/test_ir.py holds both.
 import os
 import re
 
-from .arithmetic import device_functions, pieces
+from .arithmetic import device_functions, matching_paren, pieces
 
 INCLUDE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "include")
 
@@ -50,16 +50,6 @@ SANCOV_FLAGS = re.compile(r"^(@__sancov_gen_[\w.]* = .*?)(?:, comdat(?:\(\$[^)]*
 def detach_coverage_flags(ir):
     """Each SanitizerCoverage flags array (@__sancov_gen_*) without its comdat and its !associated."""
     return SANCOV_FLAGS.sub(r"\1\2", ir)
-
-
-def matching_paren(text, open_at):
-    """Index of the `)` that closes the `(` at open_at."""
-    depth = 0
-    for i in range(open_at, len(text)):
-        depth += {"(": 1, ")": -1}.get(text[i], 0)
-        if depth == 0:
-            return i
-    raise ValueError("unbalanced parentheses in: " + text)
 
 
 # Without `opt`, clang instruments its unoptimised (-O0) IR, where every local variable still lives in a stack slot
