@@ -31,6 +31,11 @@ def gone(result, kind="float"):
     return "  %s = freeze %s undef ; a product fused into each of its uses\n" % (result, kind)
 
 
+def stored(*values, kind="float"):
+    """Lines that store each value (a value nothing uses is dead code, and no use of its operands)."""
+    return "".join("  store %s %s, ptr %%4, align 4\n" % (kind, v) for v in values)
+
+
 def test_a_product_in_one_statement_and_its_add_in_the_next_fuse():
     body = ("  %6 = fmul float %0, %1, !dbg !10\n"
             "  %7 = fadd float %6, %2, !dbg !11\n"
@@ -47,34 +52,85 @@ def test_the_addend_may_come_first_and_subtracts_negate_the_right_operand():
     body = ("  %6 = fmul float %0, %1\n"
             "  %7 = fadd float %2, %6\n"
             "  %8 = fsub float %6, %3\n"
-            "  %9 = fsub float %3, %6\n"
-            "  ret void\n")
+            "  %9 = fsub float %3, %6\n" + stored("%7", "%8", "%9") + "  ret void\n")
     assert device_body(fuse_across_statements(module(body))) == (
         gone("%6") + fma("%7", "%0", "%1", "%2") +
         "  %cudaemu.fneg.8 = fneg float %3\n" + fma("%8", "%0", "%1", "%cudaemu.fneg.8") +
-        "  %cudaemu.fneg.9 = fneg float %0\n" + fma("%9", "%cudaemu.fneg.9", "%1", "%3") + "  ret void\n")
+        "  %cudaemu.fneg.9 = fneg float %0\n" + fma("%9", "%cudaemu.fneg.9", "%1", "%3") + stored("%7", "%8", "%9") +
+        "  ret void\n")
 
 
 def test_a_product_with_a_use_other_than_an_add_fuses_into_none():
     body = ("  %6 = fmul float %0, %1\n"
             "  store float %6, ptr %4, align 4\n"
-            "  %7 = fadd float %6, %2\n"
-            "  ret void\n")
+            "  %7 = fadd float %6, %2\n" + stored("%7") + "  ret void\n")
     assert fuse_across_statements(module(body)) == module(body)
 
 
-def test_of_two_products_the_left_one_fuses_and_the_right_one_is_the_addend():
-    # the right product (%7) has one use, the left (%6) two: the left is fused all the same, into both its adds
+def test_nvvm_fuses_the_adds_of_a_block_last_to_first_left_product_first():
+    # fma_contraction.cu, "product of two uses + product of one" and "product added before NVVM fuses its fma":
+    # %10 (last) fuses %7, which has two adds; %9 and then %8 fuse %6, whose adds are then gone; %7, the addend of
+    # %8's fma now, stays
     body = ("  %6 = fmul float %0, %1\n"
             "  %7 = fmul float %2, %3\n"
             "  %8 = fadd float %6, %7\n"
             "  %9 = fadd float %6, %2\n"
-            "  %10 = fadd float %7, %0\n"
-            "  ret void\n")
-    # %7, the addend of %8, is needed as a value: kept, and so not fused into %10 either
+            "  %10 = fadd float %7, %0\n" + stored("%8", "%9", "%10") + "  ret void\n")
     assert device_body(fuse_across_statements(module(body))) == (
         gone("%6") + "  %7 = fmul float %2, %3\n" + fma("%8", "%0", "%1", "%7") + fma("%9", "%0", "%1", "%2") +
-        "  %10 = fadd float %7, %0\n  ret void\n")
+        fma("%10", "%2", "%3", "%0") + stored("%8", "%9", "%10") + "  ret void\n")
+    # the other way round, the add of %7 alone comes first: %8 (now last) makes %7 an addend before %7's add asks
+    body = ("  %6 = fmul float %0, %1\n"
+            "  %7 = fmul float %2, %3\n"
+            "  %8 = fadd float %7, %0\n"
+            "  %9 = fadd float %6, %7\n" + stored("%8", "%9") + "  ret void\n")
+    assert device_body(fuse_across_statements(module(body))) == (
+        gone("%6") + "  %7 = fmul float %2, %3\n  %8 = fadd float %7, %0\n" + fma("%9", "%0", "%1", "%7") +
+        stored("%8", "%9") + "  ret void\n")
+
+
+def test_nvvm_fuses_a_product_of_at_most_four_adds():
+    # fma_contraction.cu, "product of four adds" and "product of five adds"
+    four = ("  %6 = fmul float %0, %1\n  %7 = fmul float %2, %3\n  %8 = fadd float %6, %7\n"
+            "  %9 = fadd float %6, %1\n  %10 = fadd float %6, %2\n  %11 = fadd float %6, %3\n")
+    out = device_body(fuse_across_statements(module(four + stored("%8", "%9", "%10", "%11") + "  ret void\n")))
+    assert out.startswith(gone("%6") + "  %7 = fmul float %2, %3\n" + fma("%8", "%0", "%1", "%7") +
+                          fma("%9", "%0", "%1", "%1"))
+    # five: NVVM leaves %6 and fuses %7 into %8, after which %6 is %8's addend, and ptxas fuses it nowhere
+    five = four + "  %12 = fadd float %6, %0\n"
+    out = device_body(fuse_across_statements(module(five + stored("%8", "%9", "%10", "%11", "%12") + "  ret void\n")))
+    assert out.startswith("  %6 = fmul float %0, %1\n" + gone("%7") + fma("%8", "%2", "%3", "%6") +
+                          "  %9 = fadd float %6, %1\n")
+    assert "@llvm.fma" not in out.split("%9 = ")[1]
+
+
+def test_ptxas_fuses_in_program_order_the_product_of_fewer_uses_first():
+    # fma_contraction.cu, "product of three uses, kept by an add" and "the same, its lone add first". The subtract
+    # leaves both to ptxas; a*b (%6, written three times: one value) has three uses, c*d (%7, twice) two
+    def body(lone_add_first):
+        lone = "  %14 = fadd float %12, %0\n"
+        return ("  %6 = fmul float %0, %1\n  %7 = fmul float %2, %3\n" + (lone if lone_add_first else "") +
+                "  %8 = fsub float %6, %7\n  %9 = fmul float %0, %1\n  %10 = fmul float %3, %2\n"
+                "  %11 = fadd float %9, %10\n  %12 = fmul float %1, %0\n" + ("" if lone_add_first else lone) +
+                stored("%8", "%11", "%14") + "  ret void\n")
+    out = device_body(fuse_across_statements(module(body(False))))
+    assert "  %6 = fmul float %0, %1\n" + gone("%7") in out  # c*d fused into both, a*b kept as their addend
+    assert "  %cudaemu.fneg.8 = fneg float %2\n" + fma("%8", "%cudaemu.fneg.8", "%3", "%6") in out
+    assert fma("%11", "%3", "%2", "%9") in out and "  %14 = fadd float %12, %0\n" in out  # a*b: a value, not fused
+    out = device_body(fuse_across_statements(module(body(True))))
+    assert fma("%14", "%1", "%0", "%0") in out  # before a*b was kept
+
+
+def test_a_value_nothing_uses_is_no_use():
+    # Rodinia's cfd: a pressure p (a product) added four times, and divided for a speed of sound never used
+    body = ("  %6 = fmul float %0, %1\n"
+            "  %7 = fadd float %2, %6\n"
+            "  %8 = fmul float %6, 1.4e+00\n"
+            "  %9 = fdiv float %8, %3\n"
+            "  %10 = call float @sqrtf(float %9)\n" + stored("%7") + "  ret void\n")
+    assert fma("%7", "%0", "%1", "%2") in device_body(fuse_across_statements(module(body)))
+    used = body.replace(stored("%7"), stored("%7", "%10"))
+    assert "@llvm.fma" not in device_body(fuse_across_statements(module(used)))
 
 
 def test_across_basic_blocks_and_in_double():
@@ -82,21 +138,19 @@ def test_across_basic_blocks_and_in_double():
             "  %7 = fmul double %6, %6\n"
             "  br label %8\n"
             "8:\n"
-            "  %9 = fadd double %7, 1.000000e+00\n"
-            "  ret void\n")
+            "  %9 = fadd double %7, 1.000000e+00\n" + stored("%9", kind="double") + "  ret void\n")
     assert device_body(fuse_across_statements(module(body))) == (
         "  %6 = fpext float %0 to double\n" + gone("%7", "double") + "  br label %8\n8:\n" +
-        fma("%9", "%6", "%6", "1.000000e+00", "double", "f64") + "  ret void\n")
+        fma("%9", "%6", "%6", "1.000000e+00", "double", "f64") + stored("%9", kind="double") + "  ret void\n")
 
 
 def test_debug_locations_of_a_removed_product_say_its_value_is_gone():
     body = ("  %6 = fmul float %0, %1\n"
             "  call void @llvm.dbg.value(metadata float %6, metadata !7, metadata !DIExpression()), !dbg !8\n"
-            "  %7 = fadd float %6, %2\n"
-            "  ret void\n")
+            "  %7 = fadd float %6, %2\n" + stored("%7") + "  ret void\n")
     assert device_body(fuse_across_statements(module(body))) == (
         gone("%6") + "  call void @llvm.dbg.value(metadata float undef, metadata !7, metadata !DIExpression()), "
-        "!dbg !8\n" + fma("%7", "%0", "%1", "%2") + "  ret void\n")
+        "!dbg !8\n" + fma("%7", "%0", "%1", "%2") + stored("%7") + "  ret void\n")
 
 
 def test_vectors_and_code_without_device_functions_stay_as_they_are():
@@ -198,3 +252,4 @@ def test_a_kernel_that_a_launch_wrapper_calls_is_neither_copied_for_the_host_nor
     marked = inline_device_functions(copied)
     assert "define void @k(float %0, float %1, float %2, float %3, ptr %4) #0 {" in marked
     assert "@mad(float %0, float %1, float %2) alwaysinline #0" in marked
+

@@ -29,7 +29,8 @@ define double @__nv_fused(double %a, double %b) #0 {
   %2 = fadd double %1, 1.000000e+00
   %3 = call double @llvm.nvvm.mul.rn.d(double %a, double %b)
   %4 = fadd double %3, 1.000000e+00
-  ret double %4
+  %5 = fsub double %2, %4
+  ret double %5
 }
 
 define double @__nv_reciprocal(double %a) #0 {

@@ -178,18 +178,21 @@ def fuse_device_multiply_adds(ir, host_fma=HOST_HAS_FMA):
 
 
 # nvcc fuses beyond one expression as well, and clang's llvm.fmuladd (one expression) cannot say which multiply it
-# fuses: tests/emu/programs/fma_contraction.cu on an H100 shows the rule this pass applies. emucc compiles with
-# -ffp-contract=off, and in device functions (after device functions are inlined and sroa has made locals registers,
-# before any other optimisation):
-# - a multiply whose every use is an operand of an add or subtract is fused into each of them, across statements
-#   and basic blocks (`float t = a * b; r = t + c;`, a product added and subtracted, a loop-invariant product added
-#   inside the loop); a multiply with any other use (stored, passed, compared) is fused into none;
-# - of an add of two such multiplies, the left one is fused and the right one is then the addend, which it needs;
-#   the shapes are LLVM's DAG combiner's:
-#   fadd(x*y, z), fadd(z, x*y) -> fma(x, y, z);  fsub(x*y, z) -> fma(x, y, -z);  fsub(z, x*y) -> fma(-x, y, z)
-# A multiply left without uses is replaced by a value that costs nothing (FLOPs are counted after this pass, as
-# Nsight Compute counts the FFMAs a GPU runs). Where sroa cannot run (no `opt`), locals stay in memory: a multiply
-# stored to a local has a use that is no add, so fusion stays inside each expression.
+# fuses. nvcc fuses in two stages, and the PTX and SASS of tests/emu/programs/fma_contraction.cu's cases, built for
+# an H100, show both rules (emucc compiles with -ffp-contract=off and applies them in device functions, after device
+# functions are inlined and sroa has made locals registers, before any other optimisation):
+# - NVVM, building each basic block's selection DAG, writes fma.rn (fixed) for an fadd of a multiply of the same
+#   block whose uses, fewer than five, are all fadds of that block (an fsub, a store, a use in another block: none
+#   fused); the left operand first, then the right; the block's fadds from last to first, so that a product which
+#   an fadd fused before has an fma, not an add, as that use. Equal multiplies of a block are one DAG node.
+# - ptxas then fuses the multiplies and adds left over, in program order: a multiply whose every use is an add or
+#   subtract (in any block) is fused into each until it is the operand that an add keeps as a value; of an add of
+#   two such multiplies, the one with fewer uses is fused (of as many, the left). A multiply with any other use
+#   (stored, passed, compared, the addend of NVVM's fma) is fused into none.
+# The shapes are fadd(x*y, z), fadd(z, x*y) -> fma(x, y, z); fsub(x*y, z) -> fma(x, y, -z); fsub(z, x*y) ->
+# fma(-x, y, z). A multiply left without uses is replaced by a value that costs nothing (FLOPs are counted after
+# this pass, as Nsight Compute counts the FFMAs a GPU runs). Where sroa cannot run (no `opt`), locals stay in memory:
+# a multiply stored to a local has a use that is no add, so fusion stays inside each expression.
 VALUE = r'(?:%[-\w.$]+|%"[^"]*"|[-+]?(?:0x[0-9A-Fa-f]+|[0-9][\w.+-]*)|undef|poison)'
 FP_FLAGS = r"(?:(?:nnan|ninf|nsz|arcp|contract|afn|reassoc|fast) )*"
 SCALAR_FMUL = re.compile(r"^\s*(%[-\w.$]+) = fmul " + FP_FLAGS + r"(float|double) (" + VALUE + "), (" + VALUE +
@@ -198,6 +201,7 @@ SCALAR_FADD = re.compile(r"^(\s*)(%[-\w.$]+) = (fadd|fsub) " + FP_FLAGS + r"(flo
                          VALUE + r")(.*)$")
 DEBUG_VALUE = re.compile(r"^\s*call void @llvm\.dbg\.")
 NAMED_VALUE = r"(%[-\w.$]+)(?![-\w.$])"
+NVVM_MAX_USES = 4  # NVVM fuses a multiply of at most this many uses (an H100: 4 fused, 5 left to ptxas)
 
 
 def fuse_across_statements(ir):
@@ -217,39 +221,80 @@ def fuse_across_statements(ir):
 
 def fuse_in_function(body, used_fma):
     """A device function's body lines with its adds and subtracts of multiplies fused (fuse_across_statements)."""
-    products, uses, adds = {}, {}, {}  # fmul -> (type, x, y); value -> its uses' roles; line -> its fadd's match
+    block_of, block = [], 0
+    for line in body:
+        block += bool(LABEL.match(line))
+        block_of.append(block)
+    same = equal_values(body, block_of)  # a multiply -> the first equal one of its block
+    dead = dead_lines(body)
+    products, adds, uses = {}, {}, {}  # fmul -> (type, x, y, block); line -> its fadd's match; value -> [[line, role]]
     for i, line in enumerate(body):
         m = SCALAR_FMUL.match(line)
         if m:
-            products[m.group(1)] = (m.group(2), m.group(3), m.group(4))
-        if DEBUG_VALUE.match(line):
+            products[m.group(1)] = (m.group(2), m.group(3), m.group(4), block_of[i])
+        if DEBUG_VALUE.match(line) or i in dead:
             continue
         m = SCALAR_FADD.match(line)
         if m:
             adds[i] = m
             for v in (m.group(5), m.group(6)):
-                uses.setdefault(v, []).append(m.group(4))  # an operand of an add of this type
+                uses.setdefault(same.get(v, v), []).append([i, m.group(3)])  # an operand of this add or subtract
             continue
         for name in re.findall(NAMED_VALUE, line.split(" = ", 1)[1] if re.match(r"\s*%\S+ = ", line) else line):
-            uses.setdefault(name, []).append(None)  # any other use
-    fusible = {p for p, (kind, _, _) in products.items() if uses.get(p) and all(k == kind for k in uses[p])}
-    if not fusible:
-        return body
-    out, left_over = [], {p: len(uses[p]) for p in fusible}
+            uses.setdefault(same.get(name, name), []).append([i, None])  # any other use
+
+    def product(v):  # the multiply an operand is, as one value with its equals
+        return same.get(v, v) if v in products else None
+
+    fused = {}  # line -> its operand (0: left, 1: right) that is fused into it
+    for i in sorted(adds, reverse=True):  # NVVM's stage
+        m = adds[i]
+        if m.group(3) != "fadd":
+            continue
+        for side in (0, 1):
+            p = product(m.group(5 + side))
+            if p and products[p][3] == block_of[i] and len(uses[p]) <= NVVM_MAX_USES and \
+                    all(role == "fadd" and block_of[at] == block_of[i] for at, role in uses[p]):
+                fused[i] = side
+                uses[p].remove([i, "fadd"])
+                other = uses[same.get(m.group(6 - side), m.group(6 - side))]
+                other[other.index([i, "fadd"])] = [i, None]  # the addend of an fma now
+                break
+    kept = {p for p in products if any(role is None for _, role in uses.get(p, ()))}
+    for i in sorted(adds):  # ptxas's stage
+        if i in fused:
+            continue
+        left, right = product(adds[i].group(5)), product(adds[i].group(6))
+        sides = [side for side, p in ((0, left), (1, right)) if p and p not in kept]
+        if not sides:
+            continue
+        side = 1 if sides == [1] or (len(sides) == 2 and len(uses[right]) < len(uses[left])) else 0
+        fused[i] = side
+        if (left, right)[1 - side]:
+            kept.add((left, right)[1 - side])  # the addend, needed as a value
+    return rewrite_fused(body, products, adds, fused, used_fma)
+
+
+def rewrite_fused(body, products, adds, fused, used_fma):
+    """body with each add in `fused` (line -> the side of its fused multiply) an llvm.fma, and each multiply fused into
+    all its uses a value of no cost."""
+    out, left_over = [], {}
     for i, line in enumerate(body):
-        m = adds.get(i)
-        product = m and next((v for v in (m.group(5), m.group(6)) if v in fusible), None)
-        if not product:
+        if not DEBUG_VALUE.match(line):
+            for name in re.findall(NAMED_VALUE, line.split(" = ", 1)[1] if re.match(r"\s*%\S+ = ", line) else line):
+                if name in products:
+                    left_over[name] = left_over.get(name, 0) + 1
+    for i, line in enumerate(body):
+        if i not in fused:
             out.append(line)
             continue
-        indent, result, op, kind, left, right, rest = m.groups()
-        other = right if product == left else left
-        fusible.discard(other)  # the addend: needed as a value
+        indent, result, op, kind, left, right, rest = adds[i].groups()
+        product, other = (left, right) if fused[i] == 0 else (right, left)
         left_over[product] -= 1
-        _, x, y = products[product]
+        _, x, y, _ = products[product]
         if op == "fsub":
             negated = "%%cudaemu.fneg.%s" % result[1:]
-            if product == left:  # x*y - z = fma(x, y, -z)
+            if fused[i] == 0:  # x*y - z = fma(x, y, -z)
                 out.append("%s%s = fneg %s %s\n" % (indent, negated, kind, other))
                 other = negated
             else:  # z - x*y = fma(-x, y, z)
@@ -259,7 +304,8 @@ def fuse_in_function(body, used_fma):
         out.append("%s%s = call %s @llvm.fma.%s(%s %s, %s %s, %s %s)%s\n" %
                    (indent, result, kind, suffix, kind, x, kind, y, kind, other, rest))
         used_fma.add(kind)
-    gone = {p for p in fusible if left_over[p] == 0}
+    fused_names = {adds[i].group(5 + side) for i, side in fused.items()}
+    gone = {p for p, n in left_over.items() if n == 0 and p in fused_names}
     kept = []
     for line in out:
         m = SCALAR_FMUL.match(line)
@@ -271,6 +317,77 @@ def fuse_in_function(body, used_fma):
                           lambda d: "metadata %s undef" % d.group(1) if d.group(2) in gone else d.group(0), line)
         kept.append(line)
     return kept
+
+
+# Dead code, as NVVM's optimiser removes it before its DAG counts a multiply's uses: a value computed and never used
+# (Rodinia's cfd computes a speed of sound it never uses from a pressure it adds) is no use of its operands.
+PURE_CALL = re.compile(r"^\s*%[-\w.$]+ = (?:tail )?call [^@]*@(?:llvm\.(?:sqrt|fabs|fma|fmuladd|minnum|maxnum|floor|ceil|"
+                       r"trunc|rint|round|exp|exp2|log|log2|pow|sin|cos)\.|(?:sqrt|rsqrt|cbrt|exp|exp2|exp10|expm1|log|"
+                       r"log2|log10|log1p|sin|cos|tan|asin|acos|atan|atan2|sinh|cosh|tanh|pow|hypot|fabs|fmin|fmax|"
+                       r"floor|ceil|trunc|round|rint|fmod|erf|erfc)f?\()")
+
+
+def dead_lines(body):
+    """The lines of body that compute a value nothing uses, through chains of such values (see above)."""
+    defined, operands, count = {}, {}, {}
+    for i, line in enumerate(body):
+        if DEBUG_VALUE.match(line):
+            continue
+        m = re.match(r"\s*(%[-\w.$]+) = (.*)$", line)
+        names = re.findall(NAMED_VALUE, m.group(2) if m else line)
+        for name in names:
+            count[name] = count.get(name, 0) + 1
+        if m and ((PURE.match(line) and not re.search(r"\b(?:volatile|atomic)\b", line)) or PURE_CALL.match(line)):
+            defined[m.group(1)], operands[i] = i, names
+    dead, todo = set(), [name for name in defined if not count.get(name)]
+    while todo:
+        i = defined[todo.pop()]
+        dead.add(i)
+        for name in operands[i]:
+            count[name] -= 1
+            if count[name] == 0 and name in defined:
+                todo.append(name)
+    return dead
+
+
+# Equal values, as NVVM's optimiser and its DAG merge them: a pure instruction (arithmetic, a conversion, an address)
+# or a load (no store or call between) of the same operands in the same basic block is the same value. Only the
+# choice of what to fuse asks: the instructions stay as they are.
+PURE = re.compile(r"^\s*(%[-\w.$]+) = ((?:fmul|fadd|fsub|fdiv|fneg|add|sub|mul|shl|lshr|ashr|and|or|xor|icmp|fcmp|"
+                  r"select|getelementptr|sext|zext|trunc|fpext|fptrunc|sitofp|uitofp|fptosi|fptoui|bitcast|"
+                  r"ptrtoint|inttoptr|addrspacecast|extractelement|extractvalue|load)\b.*)$")
+COMMUTATIVE = re.compile(r"^(fmul|fadd|add|mul|and|or|xor)((?: [a-z]+)* )(\S+) (%\S+|\S+), (%\S+|\S+)$")
+METADATA = re.compile(r", !\w[\w.]* !\d+")
+MEMORY_SAFE_CALL = re.compile(r"@(?:llvm\.(?:dbg|lifetime|fma|fmuladd|fabs|sqrt|minnum|maxnum)\.|"
+                              r"__sanitizer_cov_load|__cudaemu_flops\()")
+
+
+def equal_values(body, block_of):
+    """{value: the first equal value of its basic block} for the values with an earlier equal (see above)."""
+    same, seen, epoch = {}, {}, 0
+    for i, line in enumerate(body):
+        m = PURE.match(line)
+        if not m:
+            if re.search(r"\b(?:store|call|invoke|atomicrmw|cmpxchg|fence)\b", line) and \
+                    not MEMORY_SAFE_CALL.search(line):
+                epoch += 1
+            continue
+        name, rest = m.groups()
+        rest = re.sub(NAMED_VALUE, lambda v: same.get(v.group(1), v.group(1)), METADATA.sub("", rest).rstrip())
+        if rest.startswith("load"):
+            if " volatile " in rest or " atomic " in rest:
+                continue
+            rest += " @%d" % epoch
+        c = COMMUTATIVE.match(rest)
+        if c:
+            rest = c.group(1) + c.group(2) + c.group(3) + " " + ", ".join(sorted(c.group(4, 5)))
+        key = (block_of[i], rest)
+        if key in seen:
+            same[name] = seen[key]
+        else:
+            seen[key] = name
+    return same
+
 
 # Floating-point arithmetic in device code is counted as it runs: each basic block of a device function that holds
 # any starts with one call that adds its operations, by kind (FP32 and FP64: fused multiply-adds, multiplies, adds

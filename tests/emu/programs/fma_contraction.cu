@@ -11,6 +11,9 @@
 // product once, before the loop); of an earlier statement's product plus this statement's, and of a product with
 // two uses plus one with one, the left is fused; a product that is also stored is fused into no add. And after
 // inlining: a product that a device function returns, or stores through a reference, is fused into the caller's add.
+// Two stages decide the rest (docs/emulator.md): NVVM fuses a product whose uses, at most four, are all adds of its
+// basic block, each add's left product first, the block's adds from last to first; ptxas then fuses what is left in
+// program order, a product with fewer uses before one with more, and never a product that an add keeps as a value.
 //
 // Build: nvcc -arch=sm_90 -o fma_contraction tests/emu/programs/fma_contraction.cu
 
@@ -20,7 +23,7 @@
 #include "program.h"
 
 constexpr int GROUP = 10;   // floats of x per expression
-constexpr int GROUPS = 17;  // expressions
+constexpr int GROUPS = 23;  // expressions
 constexpr int LOOP = 4;     // passes of the loop, a kernel argument so that the loop stays one
 
 // A product made in another function: nvcc inlines it first, and then it is the caller's to fuse.
@@ -74,6 +77,51 @@ __global__ void contraction_kernel(const float* x, float* out, float s, float t,
     float through;
     product_into(q[0], q[1], through);  // a product stored through a reference
     more[9] = through + q[2];
+    q += GROUP;
+    {  // a*b written three times is one product (3 uses), c*d one of 2 uses: ptxas fuses c*d and keeps a*b
+        const float a = q[0], b = q[1], c = q[2], d = q[3], e = q[4];
+        more[10] = a * b - c * d;
+        more[11] = a * b + c * d;
+        more[12] = a * b + e;  // a*b is a value now: not fused
+    }
+    q += GROUP;
+    {  // the same, the lone add first: in program order, a*b is not kept yet
+        const float a = q[0], b = q[1], c = q[2], d = q[3], e = q[4];
+        more[13] = a * b + e;
+        more[14] = a * b - c * d;
+        more[15] = a * b + c * d;
+    }
+    q += GROUP;
+    {  // NVVM fuses the last add first: p into p + r, which makes r an fma's addend, so r + q4 is not fused
+        const float p = q[0] * q[1], r = q[2] * q[3];
+        more[16] = r + q[4];
+        more[17] = p + r;
+    }
+    q += GROUP;
+    {  // a product of four adds: NVVM fuses it into each, the lone product s is the addend
+        const float p = q[0] * q[1], s = q[2] * q[3];
+        more[18] = p + s;
+        more[19] = p + q[4];
+        more[20] = p + q[5];
+        more[21] = p + q[6];
+    }
+    q += GROUP;
+    {  // of five adds: NVVM leaves p and fuses s into p + s, so p is a value and ptxas fuses it into none
+        const float p = q[0] * q[1], s = q[2] * q[3];
+        more[22] = p + s;
+        more[23] = p + q[4];
+        more[24] = p + q[5];
+        more[25] = p + q[6];
+        more[26] = p + q[7];
+    }
+    q += GROUP;
+    {  // subtracts leave both to ptxas: r (2 uses) is fused into p + r before p (3 uses), which stays a value
+        const float p = q[0] * q[1], r = q[2] * q[3];
+        more[27] = p + r;
+        more[28] = p - q[4];
+        more[29] = p - q[5];
+        more[30] = r - q[6];
+    }
 }
 
 int main() {
@@ -83,11 +131,13 @@ int main() {
         {u, u, w},              {w, u, u},
         {u, u, v, 1.0f, tiny, 1.0f, u, u, v, 1.0f},  // each fused step keeps a bit a rounded product loses
         {u, u, v},              {v, v, v, v},
-        {u, u, -u, u},          {u, u, -u, u, v}, {u, u, v, w}, {u, u, v}, {u, u, v}, {u, u, v}, {u, u, v}};
+        {u, u, -u, u},          {u, u, -u, u, v}, {u, u, v, w}, {u, u, v}, {u, u, v}, {u, u, v}, {u, u, v},
+        {u, u, v, u, v},        {u, u, v, u, v}, {1.0f, 1.0f, u, u, v}, {u, u, 1.0f, 1.0f, v, v, v},
+        {u, u, 1.0f, 1.0f, v, v, v, v}, {u, u, 1.0f, 1.0f, w, w, 1.0f}};
     std::vector<float> x(GROUP * GROUPS, 0.0f);
     for (size_t g = 0; g < groups.size(); ++g)
         for (size_t i = 0; i < groups[g].size(); ++i) x[GROUP * g + i] = groups[g][i];
-    const int outputs = 9 + LOOP + 10;
+    const int outputs = 9 + LOOP + 31;
     float *d_x = nullptr, *d_out = nullptr;
     CHECK(cudaMalloc(&d_x, x.size() * sizeof(float)));
     CHECK(cudaMalloc(&d_out, outputs * sizeof(float)));
@@ -147,5 +197,14 @@ int main() {
     report("its add", more[7], plus(14, more[7], q(14, 2)), "not fused");
     report("product returned by a call", more[8], plus(15, more[8], q(15, 2)), "fused");
     report("product stored through a reference", more[9], plus(16, more[9], q(16, 2)), "fused");
+    report("product of three uses, kept by an add", more[12], plus(17, more[12], q(17, 4)), "not fused");
+    report("the same, its lone add first", more[13], plus(18, more[13], q(18, 4)), "fused");
+    auto plus_r = [&](int g, float got, float c) {  // q2*q3 + c
+        return way(got, fmaf(q(g, 2), q(g, 3), c), product(q(g, 2), q(g, 3)) + c);
+    };
+    report("product added before NVVM fuses its fma", more[16], plus_r(19, more[16], q(19, 4)), "not fused");
+    report("product of four adds", more[19], plus(20, more[19], q(20, 4)), "fused");
+    report("product of five adds", more[23], plus(21, more[23], q(21, 4)), "not fused");
+    report("product of more uses, subtracted", more[28], plus(22, more[28], -q(22, 4)), "not fused");
     return 0;
 }
