@@ -1,8 +1,9 @@
 """emucc's fusion of multiply-adds across statements (cudaemu_cc/arithmetic.py, fuse_across_statements), on canned
 IR: a device function `k` (annotated as device code) and a host function `h`, bodies as sroa leaves them. The rule
-itself is what tests/emu/programs/fma_contraction.cu showed on an H100; these tests pin each of its parts.
+itself is what tests/emu/programs/fma_contraction.cu showed on an H100 (and the NaNs, nan_results.cu); these tests
+pin each of its parts.
 """
-from cudaemu_cc.arithmetic import (fuse_across_statements, fuse_device_multiply_adds, host_copies,
+from cudaemu_cc.arithmetic import (canonical_nans, fuse_across_statements, fuse_device_multiply_adds, host_copies,
                                    inline_device_functions)
 
 ANNOTATED = '''@.str = private unnamed_addr constant [15 x i8] c"cudaemu.device\\00", section "llvm.metadata"
@@ -253,3 +254,23 @@ def test_a_kernel_that_a_launch_wrapper_calls_is_neither_copied_for_the_host_nor
     assert "define void @k(float %0, float %1, float %2, float %3, ptr %4) #0 {" in marked
     assert "@mad(float %0, float %1, float %2) alwaysinline #0" in marked
 
+
+def test_float_results_of_device_arithmetic_become_the_gpus_nan_and_moves_keep_their_bits():
+    body = ("  %6 = fdiv float %0, %1, !dbg !9\n"
+            "  %7 = call float @sqrtf(float %6)\n"
+            "  %8 = fneg float %7\n"
+            "  %9 = fptrunc double 1.0e+00 to float\n"
+            "  %10 = fmul double 1.0e+00, 2.0e+00\n"
+            "  %11 = select i1 true, float %8, float %9\n"
+            "  %12 = bitcast i32 -4194303 to float\n" + stored("%11", "%12") + "  ret void\n")
+    out = device_body(canonical_nans(module(body)))
+    for name, operation in (("6", "fdiv float %0, %1, !dbg !9"), ("7", "call float @sqrtf(float %6)"),
+                            ("8", "fneg float %7"), ("9", "fptrunc double 1.0e+00 to float")):
+        assert ("  %%cudaemu.nan.%s = %s\n"
+                "  %%cudaemu.isnan.%s = fcmp uno float %%cudaemu.nan.%s, 0.000000e+00\n"
+                "  %%cudaemu.bits.%s = bitcast float %%cudaemu.nan.%s to i32\n"
+                "  %%cudaemu.gpu.%s = select i1 %%cudaemu.isnan.%s, i32 2147483647, i32 %%cudaemu.bits.%s\n"
+                "  %%%s = bitcast i32 %%cudaemu.gpu.%s to float\n" % ((name, operation) + (name,) * 9)) in out
+    for kept in ("%10 = fmul double", "%11 = select i1 true", "%12 = bitcast i32 -4194303"):  # double, moves
+        assert "  " + kept in out
+    assert canonical_nans(module(body)).split("define void @h(")[1] == module(body).split("define void @h(")[1]

@@ -1,5 +1,6 @@
-"""Device arithmetic in the LLVM IR: multiply-adds fused as nvcc fuses them, and floating-point operations counted as
-they run. Text passes like ir.py's, run by build.Build.compile_cu (on LLVM 14's IR and newer).
+"""Device arithmetic in the LLVM IR: multiply-adds fused as nvcc fuses them, NaNs as a GPU makes them, and
+floating-point operations counted as they run. Text passes like ir.py's, run by build.Build.compile_cu (on LLVM 14's
+IR and newer).
 """
 import re
 
@@ -387,6 +388,46 @@ def equal_values(body, block_of):
         else:
             seen[key] = name
     return same
+
+
+# A GPU's single-precision arithmetic gives one NaN, 0x7fffffff, whatever made it: 0/0, inf - inf, NaN + 1, -NaN,
+# fabsf(NaN), a math function's NaN (tests/emu/programs/nan_results.cu, on an H100). An x86 CPU gives 0xffc00000
+# for an invalid operation and passes an operand's NaN on, so printf would say -nan where the GPU says nan. In device
+# functions, each float result of arithmetic, a conversion from double or a math function is made that NaN when it
+# is one. Moves keep their bits on both (a load, a store, a select, a shuffle, __int_as_float); double precision's
+# NaN from an invalid operation is the CPU's already.
+FLOAT_RESULT = re.compile(r"^(\s*)%([-\w.$]+) = (?:(?:fadd|fsub|fmul|fdiv|frem|fneg) " + FP_FLAGS + r"float\b|"
+                          r"fptrunc double .* to float\b|(?:tail )?call " + FP_FLAGS + r"float @(?:llvm\.(?:fma|fmuladd|"
+                          r"sqrt|fabs|minnum|maxnum|exp|exp2|log|log2|log10|pow|powi|sin|cos)\.f32|(?:sqrt|rsqrt|cbrt|exp|"
+                          r"exp2|exp10|expm1|log|log2|log10|log1p|sin|cos|tan|asin|acos|atan|atan2|sinh|cosh|tanh|pow|"
+                          r"hypot|fmin|fmax|fmod|erf|erfc|fdim|remainder|lgamma|tgamma)f|__nv_\w+f)\()")
+GPU_NAN = "2147483647"  # 0x7fffffff
+
+
+def canonical_nans(ir):
+    """Each float result of device arithmetic that is a NaN -> the GPU's NaN (see above)."""
+    device = device_functions(ir)
+    if not device:
+        return ir
+    out = []
+    for is_device, lines in pieces(ir, device):
+        if not is_device:
+            out.extend(lines)
+            continue
+        for line in lines:
+            m = FLOAT_RESULT.match(line)
+            if not m or m.group(2).startswith("cudaemu."):
+                out.append(line)
+                continue
+            indent, name = m.groups()
+            raw = "%%cudaemu.nan.%s" % name
+            out.append(line.replace("%" + name + " = ", raw + " = ", 1))
+            out.append("%s%%cudaemu.isnan.%s = fcmp uno float %s, 0.000000e+00\n" % (indent, name, raw))
+            out.append("%s%%cudaemu.bits.%s = bitcast float %s to i32\n" % (indent, name, raw))
+            out.append("%s%%cudaemu.gpu.%s = select i1 %%cudaemu.isnan.%s, i32 %s, i32 %%cudaemu.bits.%s\n" %
+                       (indent, name, name, GPU_NAN, name))
+            out.append("%s%%%s = bitcast i32 %%cudaemu.gpu.%s to float\n" % (indent, name, name))
+    return "".join(out)
 
 
 # Floating-point arithmetic in device code is counted as it runs: each basic block of a device function that holds

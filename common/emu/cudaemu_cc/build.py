@@ -10,7 +10,7 @@ import tempfile
 
 from . import identity
 from .errors import Error, SourceError
-from .arithmetic import (count_flops, fuse_across_statements, fuse_device_multiply_adds, host_copies,
+from .arithmetic import (canonical_nans, count_flops, fuse_across_statements, fuse_device_multiply_adds, host_copies,
                          inline_device_functions)
 from .ir import (check_vector_indices, detach_coverage_flags, device_inline_asm, name_index_checks,
                  name_shared_dimensions, raise_vector_alignment, rewrite_ir, route_by_alignment,
@@ -140,7 +140,7 @@ class Build:
             ir = f.read()
         refuse_device_asm(ir)
         if not self.checks:
-            unrouted = fuse_across_statements(fuse_device_multiply_adds(ir))
+            unrouted = canonical_nans(fuse_across_statements(fuse_device_multiply_adds(ir)))
             ir, math = self.libdevice.use(unrouted)
             with open(ll, "w") as f:
                 f.write(ir)
@@ -154,7 +154,7 @@ class Build:
             ir = strip_stack_slot_callbacks(ir)
         with open(ll, "w") as f:
             ir = detach_coverage_flags(rewrite_ir(route_by_alignment(ir)))
-            ir = count_flops(fuse_across_statements(fuse_device_multiply_adds(ir)))
+            ir = canonical_nans(count_flops(fuse_across_statements(fuse_device_multiply_adds(ir))))
             unrouted = name_shared_dimensions(name_index_checks(ir, shown.replace("\\", "/"), compiled))
             ir, math = self.libdevice.use(unrouted)
             f.write(ir)
