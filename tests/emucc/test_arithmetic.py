@@ -134,6 +134,25 @@ def test_a_value_nothing_uses_is_no_use():
     assert "@llvm.fma" not in device_body(fuse_across_statements(module(used)))
 
 
+def test_a_block_that_a_bounds_check_split_is_still_one_block_for_nvvm():
+    # cuda-samples' finite-difference, built with the checks: a bounds check between the left product and the add
+    # splits the block; nvcc's code has no such split, and NVVM fuses the left product (the H100's RMS error)
+    check = ("  %8 = icmp ult i64 %7, 4, !nosanitize !1\n"
+             "  br i1 %8, label %11, label %9, !nosanitize !1\n\n"
+             "9:                                                ; preds = %5\n"
+             "  call void @__ubsan_handle_out_of_bounds(ptr @2, i64 %7), !nosanitize !1\n"
+             "  br label %11, !nosanitize !1\n\n"
+             "11:                                               ; preds = %9, %5\n")
+    body = ("  %6 = fmul float %0, %1\n  %7 = zext i32 3 to i64\n" + check +
+            "  %12 = fmul float %2, %3\n  %13 = fadd float %6, %12\n" + stored("%13") + "  ret void\n")
+    out = device_body(fuse_across_statements(module(body)))
+    assert gone("%6") in out and fma("%13", "%0", "%1", "%12") in out
+    # a branch of the program's own splits it: the left product is another block's, and NVVM fuses the right one
+    own = body.replace(", !nosanitize !1", "").replace("@__ubsan_handle_out_of_bounds", "@report")
+    out = device_body(fuse_across_statements(module(own)))
+    assert "  %6 = fmul float %0, %1\n" in out and fma("%13", "%2", "%3", "%6") in out
+
+
 def test_across_basic_blocks_and_in_double():
     body = ("  %6 = fpext float %0 to double\n"
             "  %7 = fmul double %6, %6\n"

@@ -222,10 +222,7 @@ def fuse_across_statements(ir):
 
 def fuse_in_function(body, used_fma):
     """A device function's body lines with its adds and subtracts of multiplies fused (fuse_across_statements)."""
-    block_of, block = [], 0
-    for line in body:
-        block += bool(LABEL.match(line))
-        block_of.append(block)
+    block_of = dag_blocks(body)
     same = equal_values(body, block_of)  # a multiply -> the first equal one of its block
     dead = dead_lines(body)
     products, adds, uses = {}, {}, {}  # fmul -> (type, x, y, block); line -> its fadd's match; value -> [[line, role]]
@@ -318,6 +315,56 @@ def rewrite_fused(body, products, adds, fused, used_fma):
                           lambda d: "metadata %s undef" % d.group(1) if d.group(2) in gone else d.group(0), line)
         kept.append(line)
     return kept
+
+
+# The basic blocks NVVM builds a DAG for are the source's. The checks split a block where nvcc's code has none: a
+# bounds check branches to its handler and back (`!nosanitize`), a coverage flag is set in a block of its own. A
+# block that such a split made continues the block before it.
+BRANCH_TARGETS = re.compile(r"label (%[-\w.$]+)")
+INSTRUMENTATION = re.compile(r"@__ubsan_handle_|@__cudaemu_index_out_of_bounds|@__sanitizer_cov|@__sancov_gen_")
+
+
+def dag_blocks(body):
+    """For each line of body, the number of its basic block, a block that instrumentation split counted as one."""
+    starts = [0] + [i for i, line in enumerate(body) if LABEL.match(line)]
+    names, preds, spans = [], {}, []
+    for n, start in enumerate(starts):
+        end = starts[n + 1] if n + 1 < len(starts) else len(body)
+        name = "%" + body[start].split(":", 1)[0] if n else None
+        names.append(name)
+        spans.append((start, end))
+        m = re.search(r"; preds = (.*)$", body[start]) if n else None
+        preds[name] = [p.strip() for p in m.group(1).split(",")] if m else []
+    known = set(names)
+
+    def lines(n):
+        start, end = spans[n]
+        return [l for l in body[start + (1 if n else 0):end] if l.strip() and not DEBUG_VALUE.match(l)]
+
+    def instrumentation(n):
+        code = lines(n)
+        return bool(code) and any(INSTRUMENTATION.search(l) for l in code) and all(
+            "!nosanitize" in l or INSTRUMENTATION.search(l) or re.match(r"\s*br label ", l) for l in code)
+
+    extra = {names[n] for n in range(len(names)) if n and instrumentation(n)}
+    number = {}
+    for n, name in enumerate(names):
+        number[name] = n
+        if not n or name in extra:
+            continue
+        real = set()
+        for p in preds[name]:
+            p = p if p in known else None  # the entry block has no label
+            real |= {q if q in known else None for q in preds[p]} if p in extra else {p}
+        if len(real) == 1:
+            (before,) = real
+            targets = set(BRANCH_TARGETS.findall(lines(names.index(before))[-1])) if lines(names.index(before)) else set()
+            if targets and targets <= {name} | extra:
+                number[name] = number[before]
+    out = []
+    for n, (start, end) in enumerate(spans):
+        out += [number[names[n]]] * (end - start)
+    return out
 
 
 # Dead code, as NVVM's optimiser removes it before its DAG counts a multiply's uses: a value computed and never used
