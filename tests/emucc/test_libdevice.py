@@ -39,8 +39,15 @@ define double @__nv_reciprocal(double %a) #0 {
 }
 
 define float @__nv_approx(float %a) #0 {
-  %1 = call float @llvm.nvvm.ex2.approx.ftz.f(float %a)
+  %1 = call float @llvm.nvvm.lg2.approx.ftz.f(float %a)
   ret float %1
+}
+
+define float @__nv_measured(float %a) #0 {
+  %1 = call float @llvm.nvvm.ex2.approx.ftz.f(float %a)
+  %2 = call float @llvm.nvvm.fma.rm.f(float %1, float %a, float %a)
+  %3 = call float asm "rcp.approx.ftz.f32 $0,$1;", "=f,f"(float %2)
+  ret float %3
 }
 
 define float @__nv_calls_approx(float %a) #0 {
@@ -57,6 +64,8 @@ declare i32 @__nvvm_reflect(i8*)
 declare i32 @llvm.nvvm.d2i.hi(double)
 declare double @llvm.nvvm.fma.rn.d(double, double, double)
 declare float @llvm.nvvm.ex2.approx.ftz.f(float)
+declare float @llvm.nvvm.lg2.approx.ftz.f(float)
+declare float @llvm.nvvm.fma.rm.f(float, float, float)
 declare double @llvm.nvvm.mul.rn.d(double, double)
 declare double @llvm.nvvm.rcp.approx.ftz.d(double)
 
@@ -66,7 +75,7 @@ attributes #0 = { alwaysinline nounwind }
 
 def test_only_functions_without_hardware_approximations_or_directed_rounding_are_exact():
     _, exact = prepare(LIBDEVICE)
-    assert exact == {"__nv_exact", "__nv_fused", "__nv_reciprocal"}
+    assert exact == {"__nv_exact", "__nv_fused", "__nv_reciprocal", "__nv_measured"}
 
 
 def test_intrinsics_inline_ptx_and_reflect_become_host_ir():
@@ -77,7 +86,7 @@ def test_intrinsics_inline_ptx_and_reflect_become_host_ir():
     assert "define internal double @cudaemu.nvvm.fma.rn.d(double %a, double %b, double %c)" in ir
     assert "call double @llvm.fma.f64(double %a, double %b, double %c)" in ir
     assert "declare double @llvm.fma.f64(double, double, double)" in ir
-    assert "declare float @cudaemu.nvvm.ex2.approx.ftz.f(float)" in ir  # kept undefined: never linked
+    assert "declare float @cudaemu.nvvm.lg2.approx.ftz.f(float)" in ir  # kept undefined: never linked
     assert "nvptx" not in ir and "addrspace" not in ir
     assert re.search(r"^define linkonce_odr hidden double @__nv_exact\(", ir, re.M)  # one copy per program
 

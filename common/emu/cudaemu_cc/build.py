@@ -16,6 +16,7 @@ from .ir import (check_vector_indices, detach_coverage_flags, device_inline_asm,
                  name_shared_dimensions, raise_vector_alignment, rewrite_ir, route_by_alignment,
                  strip_stack_slot_callbacks)
 from .launches import template_kernels
+from . import approx
 from .libdevice import Libdevice
 from .source import rewrite_source
 from .toolchain import clang_major, compiler_identity, find_clang, find_tool, have_boost_context, run
@@ -251,5 +252,9 @@ class Build:
         return obj
 
     def link(self, objs, out):
-        run([self.clang, "-o", out] + objs + [self.runtime_object()] + self.link_flags +
+        # the tables of the GPU's approximations (approx.py), for a program whose device math uses them
+        tables = ([approx.archive(self.clang, self.cache, lambda: approx.find_archiver(self.clang, self.major,
+                                                                                    find_tool))]
+                  if approx.referenced(objs) else [])
+        run([self.clang, "-o", out] + objs + [self.runtime_object()] + tables + self.link_flags +
             (["-lboost_context"] if self.boost else []) + ["-pthread", "-ldl"], "link")

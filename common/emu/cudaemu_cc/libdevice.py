@@ -4,9 +4,11 @@ from the host's libm. Where the toolkit is installed, emucc links those function
 - once, libdevice is made host IR (prepare): its NVVM intrinsics become plain LLVM IR where they are exact
   (`fma.rn`, `add.rn`, `d2i.hi`, `cvt.rni`, ...), its `__nvvm_reflect` queries get nvcc's defaults (no FTZ, IEEE
   square root, sm_90), and it is cached;
+- the hardware approximations an H100 was measured for (`ex2.approx` in `expf`, `rcp.approx.ftz.f32` in `powf`,
+  `fma.rm` in `expf`: approx.py) are defined as the H100 computes them;
 - a libdevice function is used only when everything it calls is exact, so that it returns the GPU's bits: those
-  that need a hardware approximation (`ex2.approx` in `expf`, `sin.approx`, `lg2.approx`, ...) or a directed
-  rounding mode stay with the host's libm (see docs/emulator.md);
+  that need another hardware approximation (`lg2.approx`, `rsqrt.approx`, ...) or another directed rounding mode
+  stay with the host's libm (see docs/emulator.md);
 - in each device function (and in the inline wrappers it calls, such as libstdc++'s `std::pow(float, int)`, which
   get device copies), calls of the C library's name (`exp`) become calls of libdevice's (`__nv_exp`), and the
   functions used are linked in.
@@ -23,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 
+from . import approx
 from .arithmetic import device_functions, fuse_in_function
 from .errors import Error
 from .toolchain import compiler_identity
@@ -150,6 +153,8 @@ for _op, _carry in (("add", "addc"), ("sub", "subc")):
                            "mov.b64         $1, {r2,r3};"],
          _op + "128", "{ i64, i64 } @cudaemu.asm.%s128(i64 %%a, i64 %%b, i64 %%c, i64 %%d)" % _op,
          JOIN128 + ["%%q = %s i128 %%x, %%y" % _op] + SPLIT128, "{ i64, i64 }")
+# (its body reads a table, in the pointer syntax of the IR at hand: prepare fills it in)
+ASM[approx.RCP_ASM] = ("rcp.approx.f32", "float @cudaemu.asm.rcp.approx.f32(float %a)", "approx", "float")
 ASM['"sub.rn.f32 $0, $1, $2;", "=f,f,f"'] = ("sub.f32", "float @cudaemu.asm.sub.f32(float %a, float %b)",
                                              ["%r = fsub float %a, %b"], "float")
 ASM['"sub.rn.ftz.f32 $0, $1, $2;", "=f,f,f"'] = ("sub.f32", None, None, None)  # no FTZ here (REFLECT)
@@ -253,8 +258,10 @@ def prepare(text):
         known = ASM.get(m.group(1))
         return "@cudaemu.asm.%s" % known[0] if known else m.group(0)
     text = re.sub(r'asm (?:sideeffect )?("[^"]*", "[^"]*")', lower_asm, text)
-    definitions, lowered = [], set()
+    definitions, lowered = [approx.typed(approx.GLOBALS, typed_pointers)], set()
     for _, signature, body, ret in ASM.values():
+        if body == "approx":
+            body = approx.rcp_asm_body(typed_pointers)
         if signature:
             definitions.append("define internal %s alwaysinline {\n  %s\n  ret %s %%r\n}\n"
                                % (signature, "\n  ".join(body), ret))
@@ -263,10 +270,14 @@ def prepare(text):
             definitions.append(rcp_approx(typed_pointers))
             lowered.add(name)
             continue
+        if name in approx.INTRINSICS:
+            lowered.add(name)
+            continue
         d = _definition(name, ret, params)
         if d:
             definitions.append(d)
             lowered.add(name)
+    definitions.append(approx.definitions(lowered, typed_pointers))
     text = re.sub(r"^declare \S+ @llvm\.nvvm\.([\w.]+)\(.*$", lambda m: "" if m.group(1) in lowered else m.group(0),
                   text, flags=re.M)
     text = text.replace("@llvm.nvvm.", "@cudaemu.nvvm.")
@@ -282,6 +293,9 @@ def prepare(text):
                           "".join(definitions)))
     used |= {"llvm.fma." + SUFFIX[kind] for kind in used_fma}
     declared = set(re.findall(r"^declare [^@]*@(llvm\.[\w.]+)\(", text, re.M))
+    for intrinsic, declaration in approx.DECLARATIONS.items():
+        if intrinsic not in declared and "@%s(" % intrinsic in "".join(definitions):
+            definitions.append(declaration)
     for intrinsic in sorted(used - declared):
         t = "float" if intrinsic.endswith("32") else "double"
         arity = 3 if ".fma." in intrinsic else 2 if ("minnum" in intrinsic or "maxnum" in intrinsic) else 1
@@ -340,7 +354,7 @@ class Libdevice:
         if self._prepared:
             return self._prepared
         h = hashlib.sha1(compiler_identity(self.clang).encode())
-        for p in (self.path, os.path.abspath(__file__), ROUNDS_UP, ARITHMETIC):
+        for p in (self.path, os.path.abspath(__file__), ROUNDS_UP, ARITHMETIC, os.path.abspath(approx.__file__)):
             with open(p, "rb") as f:
                 h.update(f.read())
         name = "libdevice-%s" % h.hexdigest()[:16]

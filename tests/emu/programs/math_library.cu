@@ -2,9 +2,11 @@
 // (and over the slow paths: sin of arguments up to 2^996, pow of negative bases and integer exponents), and
 // one line per function prints a hash of every result's bits. The H100 prints the hashes recorded in
 // math_library.h100.out; the emulator prints the same when the CUDA Toolkit's libdevice is installed (it links
-// CUDA's own implementations, docs/emulator.md), and other hashes on the host's libm. Only functions that libdevice
-// computes without a hardware approximation are here: expf, powf, tanf, cbrt, tanh, erf and the __ intrinsics
-// (__expf, __sinf, ...) use ex2.approx, rcp.approx or their kin, whose last bits the emulator cannot reproduce.
+// CUDA's own implementations, docs/emulator.md), and other hashes on the host's libm. expf, exp2f, powf, tanf, tanhf,
+// erf and the others from expf on build on the GPU's approximations ex2.approx and rcp.approx, which the emulator
+// computes from tables measured on an H100 (common/emu/cudaemu_cc/approx.py). Not here: functions that need an
+// approximation the emulator does not have (rsqrt.approx in the double asin, acos, hypot, ...), and the __
+// intrinsics (__expf, __logf, ...), which stay the host's.
 //
 // Three more lines print single results whose last bit depends on rcp.approx.ftz.f64, the hardware's 20-bit
 // reciprocal that libdevice's log and atan refine (found among 8 million arguments; the emulator's table of it came
@@ -24,12 +26,14 @@ constexpr int N = 4096;  // arguments per function
 
 enum Function {
     EXP, EXP2, EXP10, EXPM1, LOG, LOG2, LOG10, LOG1P, POW, POW_INT, SQRT, SIN, COS, TAN, SIN_HUGE, SINH, COSH, ATAN,
-    ATAN2, FMOD, SINF, COSF, LOGF, LOG2F, LOG10F, POWF_INT, FUNCTIONS
+    ATAN2, FMOD, SINF, COSF, LOGF, LOG2F, LOG10F, POWF_INT, EXPF, EXP2F, POWF, TANF, ATANF, TANHF, EXP10F, EXPM1F,
+    ERFF, ERFCF, LGAMMAF, ERF, TANH, FUNCTIONS
 };
 const char* const kNames[FUNCTIONS] = {
     "exp", "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p", "pow", "pow_double_int", "sqrt",
     "sin", "cos", "tan", "sin_huge", "sinh", "cosh", "atan", "atan2", "fmod", "sinf", "cosf", "logf", "log2f",
-    "log10f", "pow_float_int"};
+    "log10f", "pow_float_int", "expf", "exp2f", "powf", "tanf", "atanf", "tanhf", "exp10f", "expm1f", "erff",
+    "erfcf", "lgammaf", "erf", "tanh"};
 
 // ----------------------------------------------------------------------------
 // kernel
@@ -62,6 +66,19 @@ __device__ double evaluate(int f, double x, double y) {
     case LOG2F: return log2f(float(x));
     case LOG10F: return log10f(float(x));
     case POWF_INT: return pow(float(x), int(y));  // as Rodinia's myocyte writes pow(float, 3)
+    case EXPF: return expf(float(x));
+    case EXP2F: return exp2f(float(x));
+    case POWF: return powf(float(x), float(y));
+    case TANF: return tanf(float(x));
+    case ATANF: return atanf(float(x));
+    case TANHF: return tanhf(float(x));
+    case EXP10F: return exp10f(float(x));
+    case EXPM1F: return expm1f(float(x));
+    case ERFF: return erff(float(x));
+    case ERFCF: return erfcf(float(x));
+    case LGAMMAF: return lgammaf(float(x));
+    case ERF: return erf(x);
+    case TANH: return tanh(x);
     }
     return 0.0;
 }
@@ -127,6 +144,19 @@ int main(int argc, char** argv) {
         x[LOG2F * N + i] = std::ldexp(spread(i, 1.0, 2.0), i % 250 - 125);
         x[LOG10F * N + i] = std::ldexp(spread(i, 1.0, 2.0), i % 250 - 125);
         x[POWF_INT * N + i] = spread(i, -4.0, 4.0), y[POWF_INT * N + i] = double(i % 9 - 4);
+        x[EXPF * N + i] = spread(i, -110.0, 92.0);  // past both ends: 0, subnormals and infinity
+        x[EXP2F * N + i] = spread(i, -160.0, 130.0);
+        x[POWF * N + i] = spread(i, 0.0, 50.0), y[POWF * N + i] = spread(N - i, -20.0, 20.0);
+        x[TANF * N + i] = spread(i, -1e4, 1e4);
+        x[ATANF * N + i] = spread(i, -50.0, 50.0);
+        x[TANHF * N + i] = spread(i, -12.0, 12.0);
+        x[EXP10F * N + i] = spread(i, -46.0, 40.0);
+        x[EXPM1F * N + i] = spread(i, -20.0, 20.0);
+        x[ERFF * N + i] = spread(i, -5.0, 5.0);
+        x[ERFCF * N + i] = spread(i, -3.0, 12.0);
+        x[LGAMMAF * N + i] = spread(i, -20.0, 40.0);
+        x[ERF * N + i] = spread(i, -7.0, 7.0);
+        x[TANH * N + i] = spread(i, -25.0, 25.0);
     }
     double *d_x = nullptr, *d_y = nullptr, *d_out = nullptr;
     CHECK(cudaMalloc(&d_x, x.size() * sizeof(double)));
