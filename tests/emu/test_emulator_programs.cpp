@@ -40,7 +40,7 @@ std::string dims_json(const char* key, dim3 d) {
 // ===============================================================================================================
 // Programs: correct ones, error ones
 // ===============================================================================================================
-TEST_CASE("every feature program runs cleanly: exit 0, `key: value` lines, no FAIL, nothing on stderr") {
+TEST_CASE("every feature program runs cleanly: exit 0, `key: value` lines, no FAIL in any, nothing on stderr") {
     int ran = 0;
     for (const std::string& name : program_names()) {
         if (starts_with(name, "error_") || starts_with(name, "hang_")) continue;
@@ -53,7 +53,7 @@ TEST_CASE("every feature program runs cleanly: exit 0, `key: value` lines, no FA
         CHECK(!out.empty());
         for (const auto& line : out) {
             INFO(line.first, ": ", line.second);
-            CHECK(!starts_with(line.second, "FAIL"));
+            CHECK(!contains(line.second, "FAIL"));  // also "(FAIL: not fused)" after a value
         }
         for (const std::string& line : r.stats) CHECK(contains(line, "\"errors\": []"));
         ++ran;

@@ -122,6 +122,33 @@ def test_ptxas_fuses_in_program_order_the_product_of_fewer_uses_first():
     assert fma("%14", "%1", "%0", "%0") in out  # before a*b was kept
 
 
+def test_ptxas_fuses_no_product_across_a_division_or_square_root_after_it():
+    # fma_contraction.cu, "product before a division, subtracted after it" and "product after a division"
+    before = ("  %6 = fmul float %0, %1\n  %7 = fdiv float %2, %3\n  %8 = fsub float %6, %7\n" + stored("%8") +
+              "  ret void\n")
+    assert "@llvm.fma" not in device_body(fuse_across_statements(module(before)))
+    root = before.replace("fdiv float %2, %3", "call float @llvm.sqrt.f32(float %2)")
+    assert "@llvm.fma" not in device_body(fuse_across_statements(module(root)))
+    after = ("  %6 = fdiv float %2, %3\n  %7 = fmul float %0, %1\n  %8 = fsub float %7, %6\n" + stored("%8") +
+             "  ret void\n")
+    assert fma("%8", "%0", "%1", "%cudaemu.fneg.8") in device_body(fuse_across_statements(module(after)))
+    added = before.replace("fsub", "fadd")  # NVVM's stage fuses an add of its block whatever lies between
+    assert fma("%8", "%0", "%1", "%7") in device_body(fuse_across_statements(module(added)))
+    folded = before.replace("fdiv float %2, %3", "fdiv float 1.000000e+00, 3.000000e+00")  # no division at run time
+    assert fma("%8", "%0", "%1", "%cudaemu.fneg.8") in device_body(fuse_across_statements(module(folded)))
+
+
+def test_arithmetic_on_constants_alone_is_no_product_to_fuse():
+    # fma_contraction.cu, "product of two constants": nvcc computes it, math functions of constants too
+    body = ("  %6 = fmul float 0x3FF0010000000000, 0x3FF0010000000000\n  %7 = fadd float %0, %6\n"
+            "  %8 = call float @powf(float 2.000000e+00, float 3.000000e+00)\n  %9 = fmul float %8, 1.500000e+00\n"
+            "  %10 = fsub float %9, %1\n  %11 = fmul float %8, %2\n  %12 = fsub float %11, %1\n" +
+            stored("%7", "%10", "%12") + "  ret void\n")
+    out = device_body(fuse_across_statements(module(body)))
+    assert "  %7 = fadd float %0, %6\n" in out and "  %10 = fsub float %9, %1\n" in out
+    assert fma("%12", "%8", "%2", "%cudaemu.fneg.12") in out  # a constant times a variable is a product
+
+
 def test_a_value_nothing_uses_is_no_use():
     # Rodinia's cfd: a pressure p (a product) added four times, and divided for a speed of sound never used
     body = ("  %6 = fmul float %0, %1\n"

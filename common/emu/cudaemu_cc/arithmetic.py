@@ -189,7 +189,12 @@ def fuse_device_multiply_adds(ir, host_fma=HOST_HAS_FMA):
 # - ptxas then fuses the multiplies and adds left over, in program order: a multiply whose every use is an add or
 #   subtract (in any block) is fused into each until it is the operand that an add keeps as a value; of an add of
 #   two such multiplies, the one with fewer uses is fused (of as many, the left). A multiply with any other use
-#   (stored, passed, compared, the addend of NVVM's fma) is fused into none.
+#   (stored, passed, compared, the addend of NVVM's fma) is fused into none. Nor is a multiply fused across an IEEE
+#   division or square root (float or double) between it and the add, in the multiply's block or the add's: ptxas
+#   expands those with a call to a slow path, and a multiply before one is not moved past it (Rodinia's myocyte,
+#   `kbt*Pb - x/(y + z*Pt)`). (Where the division is in a branch between the two blocks, an H100 was seen to go
+#   both ways; this rule fuses.) Arithmetic on constants alone, math functions of constants included, is no
+#   multiply and no division: nvcc computes it before it fuses.
 # The shapes are fadd(x*y, z), fadd(z, x*y) -> fma(x, y, z); fsub(x*y, z) -> fma(x, y, -z); fsub(z, x*y) ->
 # fma(-x, y, z). A multiply left without uses is replaced by a value that costs nothing (FLOPs are counted after
 # this pass, as Nsight Compute counts the FFMAs a GPU runs). Where sroa cannot run (no `opt`), locals stay in memory:
@@ -203,6 +208,9 @@ SCALAR_FADD = re.compile(r"^(\s*)(%[-\w.$]+) = (fadd|fsub) " + FP_FLAGS + r"(flo
 DEBUG_VALUE = re.compile(r"^\s*call void @llvm\.dbg\.")
 NAMED_VALUE = r"(%[-\w.$]+)(?![-\w.$])"
 NVVM_MAX_USES = 4  # NVVM fuses a multiply of at most this many uses (an H100: 4 fused, 5 left to ptxas)
+# what ptxas expands with a call to a slow path: IEEE division and square root
+EXPANDED = re.compile(r"= fdiv (?:(?:nnan|ninf|nsz|contract|reassoc) )*(?:float|double) |"
+                      r"call (?:\w+ )*(?:float|double) @(?:llvm\.sqrt\.f(?:32|64)|sqrtf?)\(")
 
 
 def fuse_across_statements(ir):
@@ -226,10 +234,15 @@ def fuse_in_function(body, used_fma):
     same = equal_values(body, block_of)  # a multiply -> the first equal one of its block
     dead = dead_lines(body)
     products, adds, uses = {}, {}, {}  # fmul -> (type, x, y, block); line -> its fadd's match; value -> [[line, role]]
+    made_at, expanded = {}, []  # fmul -> its line; the lines of divisions and square roots
+    constant = constant_values(body)  # nvcc folds them: no multiplies to fuse, no divisions at run time
     for i, line in enumerate(body):
         m = SCALAR_FMUL.match(line)
-        if m:
+        if m and m.group(1) not in constant:
             products[m.group(1)] = (m.group(2), m.group(3), m.group(4), block_of[i])
+            made_at[m.group(1)] = i
+        if EXPANDED.search(line) and line.split(" = ", 1)[0].strip() not in constant and i not in dead:
+            expanded.append(i)
         if DEBUG_VALUE.match(line) or i in dead:
             continue
         m = SCALAR_FADD.match(line)
@@ -259,10 +272,17 @@ def fuse_in_function(body, used_fma):
                 other[other.index([i, "fadd"])] = [i, None]  # the addend of an fma now
                 break
     kept = {p for p in products if any(role is None for _, role in uses.get(p, ()))}
+
+    def expanded_between(p, i):  # a division or square root after p in its block, or before the add in the add's
+        return any(made_at[p] < k < i and block_of[k] in (block_of[made_at[p]], block_of[i]) for k in expanded)
+
     for i in sorted(adds):  # ptxas's stage
         if i in fused:
             continue
         left, right = product(adds[i].group(5)), product(adds[i].group(6))
+        for p in (left, right):
+            if p and p not in kept and expanded_between(p, i):
+                kept.add(p)  # its add takes it as a value
         sides = [side for side, p in ((0, left), (1, right)) if p and p not in kept]
         if not sides:
             continue
@@ -408,6 +428,34 @@ COMMUTATIVE = re.compile(r"^(fmul|fadd|add|mul|and|or|xor)((?: [a-z]+)* )(\S+) (
 METADATA = re.compile(r", !\w[\w.]* !\d+")
 MEMORY_SAFE_CALL = re.compile(r"@(?:llvm\.(?:dbg|lifetime|fma|fmuladd|fabs|sqrt|minnum|maxnum)\.|"
                               r"__sanitizer_cov_load|__cudaemu_flops\()")
+
+
+CONSTANT_ARITHMETIC = re.compile(
+    r"^\s*(%[-\w.$]+) = (?:(?:fadd|fsub|fmul|fdiv|frem) " + FP_FLAGS + r"(?:float|double) (" + VALUE + "), (" + VALUE +
+    r")|fneg " + FP_FLAGS + r"(?:float|double) (" + VALUE + r")|(?:sitofp|uitofp|fpext|fptrunc) \S+ (" + VALUE +
+    r") to )")
+
+
+MATH_CALL = re.compile(r"^\s*(%[-\w.$]+) = (?:tail )?call (?:\w+ )*(?:float|double) @(?:llvm\.\w+\.f(?:32|64)|__nv_\w+|"
+                       r"(?:_ZSt\d+|_Z\d+)?(?:pow|exp|exp2|exp10|expm1|log|log2|log10|log1p|sqrt|cbrt|sin|cos|tan|"
+                       r"asin|acos|atan|atan2|sinh|cosh|tanh|hypot|fabs|floor|ceil|trunc|round|fmin|fmax|fmod)"
+                       r"f?(?:I[\w.$]*|[a-z]*(?:\.cudaemu\.device)?)?)\((.*)\)")
+
+
+def constant_values(body):
+    """The values of body that arithmetic, or a math function, computes from constants alone (nvcc folds them,
+    after inlining, before it fuses)."""
+    constant = set()
+    known = lambda v: v is None or not v.startswith("%") or v in constant
+    for line in body:
+        m = CONSTANT_ARITHMETIC.match(line)
+        if m and all(known(v) for v in m.groups()[1:]):
+            constant.add(m.group(1))
+            continue
+        m = MATH_CALL.match(line.split(", !dbg", 1)[0])
+        if m and all(known(a.split()[-1]) for a in m.group(2).split(", ") if a.strip()):
+            constant.add(m.group(1))
+    return constant
 
 
 def equal_values(body, block_of):

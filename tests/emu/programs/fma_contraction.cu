@@ -13,7 +13,9 @@
 // inlining: a product that a device function returns, or stores through a reference, is fused into the caller's add.
 // Two stages decide the rest (docs/emulator.md): NVVM fuses a product whose uses, at most four, are all adds of its
 // basic block, each add's left product first, the block's adds from last to first; ptxas then fuses what is left in
-// program order, a product with fewer uses before one with more, and never a product that an add keeps as a value.
+// program order, a product with fewer uses before one with more, and never a product that an add keeps as a value,
+// nor one made before a division that lies between it and its subtract (ptxas expands a division with a call).
+// A product of two constants is no multiply at all: nvcc computes it first.
 //
 // Build: nvcc -arch=sm_90 -o fma_contraction tests/emu/programs/fma_contraction.cu
 
@@ -23,7 +25,7 @@
 #include "program.h"
 
 constexpr int GROUP = 10;   // floats of x per expression
-constexpr int GROUPS = 23;  // expressions
+constexpr int GROUPS = 26;  // expressions
 constexpr int LOOP = 4;     // passes of the loop, a kernel argument so that the loop stays one
 
 // A product made in another function: nvcc inlines it first, and then it is the caller's to fuse.
@@ -122,6 +124,18 @@ __global__ void contraction_kernel(const float* x, float* out, float s, float t,
         more[29] = p - q[5];
         more[30] = r - q[6];
     }
+    q += GROUP;
+    more[31] = q[0] * q[1] - q[2] / q[3];  // a product before a division, subtracted after it: ptxas leaves it
+    q += GROUP;
+    {  // the division first: fused
+        const float d = q[2] / q[3];
+        more[32] = q[0] * q[1] - d;
+    }
+    q += GROUP;
+    {  // a product of two constants: nvcc computes it before it fuses, so no multiply is left to fuse
+        const float c = 1.0f + 0x1p-12f;
+        more[33] = q[0] + c * c;
+    }
 }
 
 int main() {
@@ -133,11 +147,12 @@ int main() {
         {u, u, v},              {v, v, v, v},
         {u, u, -u, u},          {u, u, -u, u, v}, {u, u, v, w}, {u, u, v}, {u, u, v}, {u, u, v}, {u, u, v},
         {u, u, v, u, v},        {u, u, v, u, v}, {1.0f, 1.0f, u, u, v}, {u, u, 1.0f, 1.0f, v, v, v},
-        {u, u, 1.0f, 1.0f, v, v, v, v}, {u, u, 1.0f, 1.0f, w, w, 1.0f}};
+        {u, u, 1.0f, 1.0f, v, v, v, v}, {u, u, 1.0f, 1.0f, w, w, 1.0f}, {u, u, 2.0f * w, 2.0f},
+        {u, u, 2.0f * w, 2.0f}, {v}};
     std::vector<float> x(GROUP * GROUPS, 0.0f);
     for (size_t g = 0; g < groups.size(); ++g)
         for (size_t i = 0; i < groups[g].size(); ++i) x[GROUP * g + i] = groups[g][i];
-    const int outputs = 9 + LOOP + 31;
+    const int outputs = 9 + LOOP + 34;
     float *d_x = nullptr, *d_out = nullptr;
     CHECK(cudaMalloc(&d_x, x.size() * sizeof(float)));
     CHECK(cudaMalloc(&d_out, outputs * sizeof(float)));
@@ -206,5 +221,8 @@ int main() {
     report("product of four adds", more[19], plus(20, more[19], q(20, 4)), "fused");
     report("product of five adds", more[23], plus(21, more[23], q(21, 4)), "not fused");
     report("product of more uses, subtracted", more[28], plus(22, more[28], -q(22, 4)), "not fused");
+    report("product before a division, subtracted after it", more[31], plus(23, more[31], -w), "not fused");
+    report("product after a division", more[32], plus(24, more[32], -w), "fused");
+    report("product of two constants", more[33], way(more[33], fmaf(u, u, v), v + product(u, u)), "not fused");
     return 0;
 }
