@@ -4,7 +4,7 @@ itself is what tests/emu/programs/fma_contraction.cu showed on an H100 (and the 
 pin each of its parts.
 """
 from cudaemu_cc.arithmetic import (canonical_nans, fuse_across_statements, fuse_device_multiply_adds, host_copies,
-                                   inline_device_functions)
+                                   inline_device_functions, math_function)
 
 ANNOTATED = '''@.str = private unnamed_addr constant [15 x i8] c"cudaemu.device\\00", section "llvm.metadata"
 @llvm.global.annotations = appending global [1 x { ptr, ptr, ptr, i32, ptr }] [{ ptr, ptr, ptr, i32, ptr } \
@@ -147,6 +147,27 @@ def test_arithmetic_on_constants_alone_is_no_product_to_fuse():
     out = device_body(fuse_across_statements(module(body)))
     assert "  %7 = fadd float %0, %6\n" in out and "  %10 = fsub float %9, %1\n" in out
     assert fma("%12", "%8", "%2", "%cudaemu.fneg.12") in out  # a constant times a variable is a product
+
+
+def test_a_call_of_a_math_function_with_branches_ends_nvvms_block():
+    # fma_contraction.cu, "product added after a call of powf" and "... of expf"
+    def body(call):
+        return ("  %6 = fmul float %0, %1\n  %7 = fmul float %2, %3\n  %8 = fadd float %6, %7\n"
+                "  %9 = call float @" + call + "(float %0, float %1)\n  %10 = fadd float %3, %7\n" +
+                stored("%8", "%9", "%10") + "  ret void\n")
+    out = device_body(fuse_across_statements(module(body("powf"))))
+    assert fma("%8", "%0", "%1", "%7") in out and "  %10 = fadd float %3, %7\n" in out  # %7 is %8's addend
+    out = device_body(fuse_across_statements(module(body("expf"))))
+    assert fma("%10", "%2", "%3", "%3") in out and fma("%8", "%0", "%1", "%7") in out  # one block: last add first
+    dead = body("_ZSt3powff").replace(stored("%8", "%9", "%10"), stored("%8", "%10"))  # nvcc drops an unused call
+    assert fma("%10", "%2", "%3", "%3") in device_body(fuse_across_statements(module(dead)))
+
+
+def test_a_call_is_named_by_the_math_function_it_reaches():
+    assert math_function("powf") == "powf" and math_function("__nv_logf") == "logf"
+    assert math_function("llvm.pow.f32") == "powf" and math_function("llvm.exp.f64") == "exp"
+    assert math_function("_ZSt3powff") == "powf" and math_function("_ZSt3expf.cudaemu.device") == "expf"
+    assert math_function("_ZSt3powIfiEN9__gnu_cxx9__promoteIDTplcvNS1_IT_E") == "pow"  # promoted to double
 
 
 def test_a_value_nothing_uses_is_no_use():

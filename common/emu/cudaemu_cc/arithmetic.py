@@ -254,6 +254,8 @@ def fuse_in_function(body, used_fma):
         for name in re.findall(NAMED_VALUE, line.split(" = ", 1)[1] if re.match(r"\s*%\S+ = ", line) else line):
             uses.setdefault(same.get(name, name), []).append([i, None])  # any other use
 
+    nvvm_block = nvvm_blocks(body, block_of, dead)
+
     def product(v):  # the multiply an operand is, as one value with its equals
         return same.get(v, v) if v in products else None
 
@@ -264,8 +266,8 @@ def fuse_in_function(body, used_fma):
             continue
         for side in (0, 1):
             p = product(m.group(5 + side))
-            if p and products[p][3] == block_of[i] and len(uses[p]) <= NVVM_MAX_USES and \
-                    all(role == "fadd" and block_of[at] == block_of[i] for at, role in uses[p]):
+            if p and nvvm_block[made_at[p]] == nvvm_block[i] and len(uses[p]) <= NVVM_MAX_USES and \
+                    all(role == "fadd" and nvvm_block[at] == nvvm_block[i] for at, role in uses[p]):
                 fused[i] = side
                 uses[p].remove([i, "fadd"])
                 other = uses[same.get(m.group(6 - side), m.group(6 - side))]
@@ -387,12 +389,60 @@ def dag_blocks(body):
     return out
 
 
+# NVVM's DAG block also ends at a call of a math function whose libdevice code keeps branches once inlined and
+# optimised (powf, logf, sinf, exp, pow, ...; not expf, tanhf, sqrtf, fabsf, ...): the block after it is another.
+# Measured on an H100 for each function of C's math library and CUDA's (tools/fma-blocks/probe.py): with a product
+# added before such a call and after it, NVVM fused neither.
+ENDS_DAG_BLOCK = set("""acos acoshf acosh asin asinhf asinh atanf atan atanhf atanh cbrt cosf cos cosh erff erfc erfcinvf
+    erfcinv erfinvf erfinv exp exp10 exp2 expm1 lgammaf lgamma logf log log10f log10 log1pf log1p log2f log2 logbf logb
+    sinf sin sinh tanf tan tanh tgammaf tgamma normcdff normcdf normcdfinvf normcdfinv j0f j0 j1f j1 y0f y0 y1f y1 cospif
+    cospi sinpif sinpi atan2f atan2 fmodf fmod nextafterf nextafter powf pow remainderf remainder""".split())
+CALLEE_NAME = re.compile(r"\bcall [^@]*@([-\w.$]+)\(")
+
+
+def math_function(callee):
+    """The C math function a call of callee reaches in nvcc's code: itself, libdevice's __nv_ twin, an LLVM intrinsic
+    (llvm.pow.f32: powf), or a C++ overload such as std::pow(float, float) (_ZSt3powff: powf; a template, which
+    promotes to double: pow)."""
+    name = callee.replace(".cudaemu.device", "")
+    if name.startswith("__nv_"):
+        return name[len("__nv_"):]
+    m = re.match(r"llvm\.(\w+)\.f(32|64)$", name)
+    if m:
+        return m.group(1) + ("f" if m.group(2) == "32" else "")
+    m = re.match(r"_Z(?:St)?(\d+)(\w+)", name)
+    if m:
+        base, rest = m.group(2)[:int(m.group(1))], m.group(2)[int(m.group(1)):]
+        return base + ("f" if rest.startswith("f") else "")
+    return name
+
+
+def nvvm_blocks(body, block_of, dead):
+    """block_of, with a block also ended by each live call of a function of ENDS_DAG_BLOCK (see above)."""
+    out, current = [], None
+    for i, line in enumerate(body):
+        if current is None or current[0] != block_of[i]:
+            current = (block_of[i], 0)
+        out.append(current)
+        m = CALLEE_NAME.search(line)
+        if m and i not in dead and math_function(m.group(1)) in ENDS_DAG_BLOCK:
+            current = (block_of[i], i + 1)
+    return out
+
+
 # Dead code, as NVVM's optimiser removes it before its DAG counts a multiply's uses: a value computed and never used
 # (Rodinia's cfd computes a speed of sound it never uses from a pressure it adds) is no use of its operands.
 PURE_CALL = re.compile(r"^\s*%[-\w.$]+ = (?:tail )?call [^@]*@(?:llvm\.(?:sqrt|fabs|fma|fmuladd|minnum|maxnum|floor|ceil|"
                        r"trunc|rint|round|exp|exp2|log|log2|pow|sin|cos)\.|(?:sqrt|rsqrt|cbrt|exp|exp2|exp10|expm1|log|"
                        r"log2|log10|log1p|sin|cos|tan|asin|acos|atan|atan2|sinh|cosh|tanh|pow|hypot|fabs|fmin|fmax|"
                        r"floor|ceil|trunc|round|rint|fmod|erf|erfc)f?\()")
+
+
+def pure_wrapper(line):
+    """Whether line calls a C++ overload of a math function (std::pow(float, float): _ZSt3powff)."""
+    m = CALLEE_NAME.search(line)
+    return bool(m and m.group(1).startswith("_Z") and PURE_CALL.match(line.replace(m.group(1) + "(",
+                                                                                   math_function(m.group(1)) + "(")))
 
 
 def dead_lines(body):
@@ -405,7 +455,8 @@ def dead_lines(body):
         names = re.findall(NAMED_VALUE, m.group(2) if m else line)
         for name in names:
             count[name] = count.get(name, 0) + 1
-        if m and ((PURE.match(line) and not re.search(r"\b(?:volatile|atomic)\b", line)) or PURE_CALL.match(line)):
+        if m and ((PURE.match(line) and not re.search(r"\b(?:volatile|atomic)\b", line)) or PURE_CALL.match(line) or
+                  pure_wrapper(line)):
             defined[m.group(1)], operands[i] = i, names
     dead, todo = set(), [name for name in defined if not count.get(name)]
     while todo:

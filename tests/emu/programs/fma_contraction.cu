@@ -15,7 +15,8 @@
 // basic block, each add's left product first, the block's adds from last to first; ptxas then fuses what is left in
 // program order, a product with fewer uses before one with more, and never a product that an add keeps as a value,
 // nor one made before a division that lies between it and its subtract (ptxas expands a division with a call).
-// A product of two constants is no multiply at all: nvcc computes it first.
+// A product of two constants is no multiply at all: nvcc computes it first. A call of a math function whose
+// libdevice code keeps branches (powf, not expf) ends NVVM's block.
 //
 // Build: nvcc -arch=sm_90 -o fma_contraction tests/emu/programs/fma_contraction.cu
 
@@ -25,7 +26,7 @@
 #include "program.h"
 
 constexpr int GROUP = 10;   // floats of x per expression
-constexpr int GROUPS = 26;  // expressions
+constexpr int GROUPS = 28;  // expressions
 constexpr int LOOP = 4;     // passes of the loop, a kernel argument so that the loop stays one
 
 // A product made in another function: nvcc inlines it first, and then it is the caller's to fuse.
@@ -136,6 +137,21 @@ __global__ void contraction_kernel(const float* x, float* out, float s, float t,
         const float c = 1.0f + 0x1p-12f;
         more[33] = q[0] + c * c;
     }
+    q += GROUP;
+    {  // a call of powf ends NVVM's block (libdevice's powf keeps its branches): NVVM fuses p into p + s, and s, the
+       // addend now, is not fused into its add after the call
+        const float p = q[0] * q[1], s = q[2] * q[3];
+        more[34] = p + s;
+        more[35] = powf(q[5], q[6]);
+        more[36] = q[4] + s;
+    }
+    q += GROUP;
+    {  // expf has no branches: one block, whose adds NVVM fuses last to first, s into both
+        const float p = q[0] * q[1], s = q[2] * q[3];
+        more[37] = p + s;
+        more[38] = expf(q[5]);
+        more[39] = q[4] + s;
+    }
 }
 
 int main() {
@@ -148,11 +164,11 @@ int main() {
         {u, u, -u, u},          {u, u, -u, u, v}, {u, u, v, w}, {u, u, v}, {u, u, v}, {u, u, v}, {u, u, v},
         {u, u, v, u, v},        {u, u, v, u, v}, {1.0f, 1.0f, u, u, v}, {u, u, 1.0f, 1.0f, v, v, v},
         {u, u, 1.0f, 1.0f, v, v, v, v}, {u, u, 1.0f, 1.0f, w, w, 1.0f}, {u, u, 2.0f * w, 2.0f},
-        {u, u, 2.0f * w, 2.0f}, {v}};
+        {u, u, 2.0f * w, 2.0f}, {v}, {1.0f, 1.0f, u, u, v, 1.5f, 2.5f}, {1.0f, 1.0f, u, u, v, 0.5f}};
     std::vector<float> x(GROUP * GROUPS, 0.0f);
     for (size_t g = 0; g < groups.size(); ++g)
         for (size_t i = 0; i < groups[g].size(); ++i) x[GROUP * g + i] = groups[g][i];
-    const int outputs = 9 + LOOP + 34;
+    const int outputs = 9 + LOOP + 40;
     float *d_x = nullptr, *d_out = nullptr;
     CHECK(cudaMalloc(&d_x, x.size() * sizeof(float)));
     CHECK(cudaMalloc(&d_out, outputs * sizeof(float)));
@@ -224,5 +240,7 @@ int main() {
     report("product before a division, subtracted after it", more[31], plus(23, more[31], -w), "not fused");
     report("product after a division", more[32], plus(24, more[32], -w), "fused");
     report("product of two constants", more[33], way(more[33], fmaf(u, u, v), v + product(u, u)), "not fused");
+    report("product added after a call of powf", more[36], plus_r(26, more[36], v), "not fused");
+    report("product added after a call of expf", more[39], plus_r(27, more[39], v), "fused");
     return 0;
 }
