@@ -193,8 +193,8 @@ def fuse_device_multiply_adds(ir, host_fma=HOST_HAS_FMA):
 #   division or square root (float or double) between it and the add, in the multiply's block or the add's: ptxas
 #   expands those with a call to a slow path, and a multiply before one is not moved past it (Rodinia's myocyte,
 #   `kbt*Pb - x/(y + z*Pt)`). (Where the division is in a branch between the two blocks, an H100 was seen to go
-#   both ways; this rule fuses.) Arithmetic on constants alone, math functions of constants included, is no
-#   multiply and no division: nvcc computes it before it fuses.
+#   both ways; this rule fuses.) Arithmetic on constants alone is no multiply and no division: nvcc computes it
+#   before it fuses (not a call: Rodinia's myocyte's pi * pow(r, 2) * l of constant locals is computed at run time).
 # The shapes are fadd(x*y, z), fadd(z, x*y) -> fma(x, y, z); fsub(x*y, z) -> fma(x, y, -z); fsub(z, x*y) ->
 # fma(-x, y, z). A multiply left without uses is replaced by a value that costs nothing (FLOPs are counted after
 # this pass, as Nsight Compute counts the FFMAs a GPU runs). Where sroa cannot run (no `opt`), locals stay in memory:
@@ -487,24 +487,13 @@ CONSTANT_ARITHMETIC = re.compile(
     r") to )")
 
 
-MATH_CALL = re.compile(r"^\s*(%[-\w.$]+) = (?:tail )?call (?:\w+ )*(?:float|double) @(?:llvm\.\w+\.f(?:32|64)|__nv_\w+|"
-                       r"(?:_ZSt\d+|_Z\d+)?(?:pow|exp|exp2|exp10|expm1|log|log2|log10|log1p|sqrt|cbrt|sin|cos|tan|"
-                       r"asin|acos|atan|atan2|sinh|cosh|tanh|hypot|fabs|floor|ceil|trunc|round|fmin|fmax|fmod)"
-                       r"f?(?:I[\w.$]*|[a-z]*(?:\.cudaemu\.device)?)?)\((.*)\)")
-
-
 def constant_values(body):
-    """The values of body that arithmetic, or a math function, computes from constants alone (nvcc folds them,
-    after inlining, before it fuses)."""
+    """The values of body that arithmetic computes from constants alone (nvcc folds them before it fuses; not calls:
+    Rodinia's myocyte's cell volume, pi * pow(r, 2) * l of constant locals, is computed at run time on the H100)."""
     constant = set()
-    known = lambda v: v is None or not v.startswith("%") or v in constant
     for line in body:
         m = CONSTANT_ARITHMETIC.match(line)
-        if m and all(known(v) for v in m.groups()[1:]):
-            constant.add(m.group(1))
-            continue
-        m = MATH_CALL.match(line.split(", !dbg", 1)[0])
-        if m and all(known(a.split()[-1]) for a in m.group(2).split(", ") if a.strip()):
+        if m and all(v is None or not v.startswith("%") or v in constant for v in m.groups()[1:]):
             constant.add(m.group(1))
     return constant
 

@@ -14,7 +14,8 @@
 // Two stages decide the rest (docs/emulator.md): NVVM fuses a product whose uses, at most four, are all adds of its
 // basic block, each add's left product first, the block's adds from last to first; ptxas then fuses what is left in
 // program order, a product with fewer uses before one with more, and never a product that an add keeps as a value,
-// nor one made before a division that lies between it and its subtract (ptxas expands a division with a call).
+// nor one made before a division that lies between it and its subtract (ptxas expands a division with a call),
+// even where it fused the product into a subtract before the division.
 // A product of two constants is no multiply at all: nvcc computes it first. A call of a math function whose
 // libdevice code keeps branches (powf, not expf) ends NVVM's block.
 //
@@ -26,7 +27,7 @@
 #include "program.h"
 
 constexpr int GROUP = 10;   // floats of x per expression
-constexpr int GROUPS = 28;  // expressions
+constexpr int GROUPS = 30;  // expressions
 constexpr int LOOP = 4;     // passes of the loop, a kernel argument so that the loop stays one
 
 // A product made in another function: nvcc inlines it first, and then it is the caller's to fuse.
@@ -152,6 +153,15 @@ __global__ void contraction_kernel(const float* x, float* out, float s, float t,
         more[38] = expf(q[5]);
         more[39] = q[4] + s;
     }
+    q += GROUP;
+    {  // a product subtracted before a division and after it: the division stops the second
+        const float p = q[0] * q[1];
+        more[40] = p - q[2];
+        more[41] = q[3] / q[4];
+        more[42] = p - q[5];
+    }
+    q += GROUP;
+    more[43] = 2.0f * q[2] + q[0] * q[1];  // 2*x is a product like any other: the left one is fused
 }
 
 int main() {
@@ -164,11 +174,12 @@ int main() {
         {u, u, -u, u},          {u, u, -u, u, v}, {u, u, v, w}, {u, u, v}, {u, u, v}, {u, u, v}, {u, u, v},
         {u, u, v, u, v},        {u, u, v, u, v}, {1.0f, 1.0f, u, u, v}, {u, u, 1.0f, 1.0f, v, v, v},
         {u, u, 1.0f, 1.0f, v, v, v, v}, {u, u, 1.0f, 1.0f, w, w, 1.0f}, {u, u, 2.0f * w, 2.0f},
-        {u, u, 2.0f * w, 2.0f}, {v}, {1.0f, 1.0f, u, u, v, 1.5f, 2.5f}, {1.0f, 1.0f, u, u, v, 0.5f}};
+        {u, u, 2.0f * w, 2.0f}, {v}, {1.0f, 1.0f, u, u, v, 1.5f, 2.5f}, {1.0f, 1.0f, u, u, v, 0.5f},
+        {u, u, v, 2.0f * w, 2.0f, -v}, {u, u, 0.5f * v}};
     std::vector<float> x(GROUP * GROUPS, 0.0f);
     for (size_t g = 0; g < groups.size(); ++g)
         for (size_t i = 0; i < groups[g].size(); ++i) x[GROUP * g + i] = groups[g][i];
-    const int outputs = 9 + LOOP + 40;
+    const int outputs = 9 + LOOP + 44;
     float *d_x = nullptr, *d_out = nullptr;
     CHECK(cudaMalloc(&d_x, x.size() * sizeof(float)));
     CHECK(cudaMalloc(&d_out, outputs * sizeof(float)));
@@ -242,5 +253,8 @@ int main() {
     report("product of two constants", more[33], way(more[33], fmaf(u, u, v), v + product(u, u)), "not fused");
     report("product added after a call of powf", more[36], plus_r(26, more[36], v), "not fused");
     report("product added after a call of expf", more[39], plus_r(27, more[39], v), "fused");
+    report("product after a division, fused before it", more[42], plus(28, more[42], v), "not fused");
+    report("its subtract before the division", more[40], plus(28, more[40], -v), "fused");
+    report("2*x + product", more[43], plus(29, more[43], v), "not fused");
     return 0;
 }
