@@ -233,14 +233,13 @@ def fuse_in_function(body, used_fma):
     block_of = dag_blocks(body)
     same = equal_values(body, block_of)  # a multiply -> the first equal one of its block
     dead = dead_lines(body)
-    products, adds, uses = {}, {}, {}  # fmul -> (type, x, y, block); line -> its fadd's match; value -> [[line, role]]
-    made_at, expanded = {}, []  # fmul -> its line; the lines of divisions and square roots
+    products, adds, uses = {}, {}, {}  # fmul -> (type, x, y, line); line -> its fadd's match; value -> [[line, role]]
+    expanded = []  # the lines of divisions and square roots
     constant = constant_values(body)  # nvcc folds them: no multiplies to fuse, no divisions at run time
     for i, line in enumerate(body):
         m = SCALAR_FMUL.match(line)
         if m and m.group(1) not in constant:
-            products[m.group(1)] = (m.group(2), m.group(3), m.group(4), block_of[i])
-            made_at[m.group(1)] = i
+            products[m.group(1)] = (m.group(2), m.group(3), m.group(4), i)
         if EXPANDED.search(line) and line.split(" = ", 1)[0].strip() not in constant and i not in dead:
             expanded.append(i)
         if DEBUG_VALUE.match(line) or i in dead:
@@ -266,7 +265,7 @@ def fuse_in_function(body, used_fma):
             continue
         for side in (0, 1):
             p = product(m.group(5 + side))
-            if p and nvvm_block[made_at[p]] == nvvm_block[i] and len(uses[p]) <= NVVM_MAX_USES and \
+            if p and nvvm_block[products[p][3]] == nvvm_block[i] and len(uses[p]) <= NVVM_MAX_USES and \
                     all(role == "fadd" and nvvm_block[at] == nvvm_block[i] for at, role in uses[p]):
                 fused[i] = side
                 uses[p].remove([i, "fadd"])
@@ -276,7 +275,8 @@ def fuse_in_function(body, used_fma):
     kept = {p for p in products if any(role is None for _, role in uses.get(p, ()))}
 
     def expanded_between(p, i):  # a division or square root after p in its block, or before the add in the add's
-        return any(made_at[p] < k < i and block_of[k] in (block_of[made_at[p]], block_of[i]) for k in expanded)
+        at = products[p][3]
+        return any(at < k < i and block_of[k] in (block_of[at], block_of[i]) for k in expanded)
 
     for i in sorted(adds):  # ptxas's stage
         if i in fused:
