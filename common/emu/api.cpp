@@ -22,6 +22,8 @@ namespace cudaemu {
 
 namespace {
 
+uint32_t g_launch_serial = 0;  // launches so far (Launch::serial)
+
 // Each worker maps 1024 fiber stacks, each with a guard page: about 2 × 1024 memory mappings. Linux allows a process
 // vm.max_map_count of them (65,530 by default), and cudaMalloc and the libraries need some too: past that, every
 // allocation fails. The most workers whose stacks fit with room to spare.
@@ -162,6 +164,9 @@ cudaError_t launch_grid(const LaunchSite& site, dim3 grid, dim3 block, size_t sh
     L.dynamic_shared_bytes = shmem;
     L.start = std::chrono::steady_clock::now();
     L.cooperative = max_blocks != 0;
+    L.serial = ++g_launch_serial;
+    if (!L.cooperative && L.total_blocks > 1 && L.total_blocks <= Launch::kOrderedBlocksMax)
+        L.orders.reset(new std::atomic<uint8_t>[L.total_blocks]());
     g_abort_kernel.store(false);
     watch(&L);
     run_grid(L);

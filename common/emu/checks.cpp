@@ -41,6 +41,30 @@ void judge_pending_reads(Worker& w) {
     w.pending_reads.clear();
 }
 
+void note_block_orders() {
+    Worker* w = tls_worker;
+    if (w && w->current && w->launch->orders) w->launch->orders[w->block_linear].store(1, std::memory_order_relaxed);
+}
+
+void judge_pending_store(Worker& w) {
+    const Worker::PendingStore p = w.pending_store;
+    w.pending_store.a = 0;
+    if (!memcmp(p.before, reinterpret_cast<const void*>(p.a), p.size)) return;  // the same value: either may be last
+    const Launch& L = *w.launch;
+    if (L.orders[w.block_linear].load(std::memory_order_relaxed) ||
+        L.orders[p.other_block].load(std::memory_order_relaxed))
+        return;
+    const uint64_t lo = std::min(w.block_linear, p.other_block), hi = std::max(w.block_linear, p.other_block);
+    add_diag_lazy(w, DiagKind::kRace, p.tid, p.pc, 0, [&] {
+        const size_t offset = p.a - p.al->base, element = p.size <= 8 ? p.size : 4;
+        return "race on global memory between blocks " + coord(block_coord(L, lo)) + " and " +
+               coord(block_coord(L, hi)) + ": both store to '" + p.al->name + "'[" + std::to_string(offset / element) +
+               "] in one launch, different values (the later store at %1), and nothing orders two blocks, so which "
+               "value stays depends on which block runs last — each element should be stored by one block, or the "
+               "blocks' values combined with an atomic";
+    });
+}
+
 namespace {
 
 std::string describe_oob(uintptr_t a, size_t size) {
@@ -146,10 +170,19 @@ __attribute__((always_inline)) inline void count_line_load(Worker* w, uintptr_t 
         count_line_load_slow(w, pc, alloc, size);
 }
 
+// A store of whole words, some of which another block of this launch stored last: noted, to be judged once it is done.
+__attribute__((noinline, cold)) void note_store_after_other_block(Worker* w, Allocation* al, uintptr_t a, size_t size,
+                                                                  uintptr_t pc, uint32_t other_writer) {
+    Worker::PendingStore& p = w->pending_store;
+    p.a = a, p.pc = pc, p.size = size, p.other_block = other_writer - 1, p.tid = w->current->linear, p.al = al;
+    memcpy(p.before, reinterpret_cast<const void*>(a), size);
+}
+
 // `request`: 0 for an atomic's read and write (not part of a warp-level request); for a load or store instruction
 // the alignment its callback asked for (1 when none; more than `size` for the first piece of a vector).
 __attribute__((always_inline)) inline void count_global(Worker* w, Fiber* f, Allocation* al, uintptr_t a, size_t size,
                                                         bool store, uintptr_t pc, size_t request) {
+    if (__builtin_expect(w->pending_store.a != 0, 0)) judge_pending_store(*w);
     if (request && (store || al->global_mask))  // a __constant__ load is not a global request
         warp_request(*w, store ? kGlobalStore : kGlobalLoad, pc, al->id, a, static_cast<uint8_t>(size), request);
     size_t first = (a - al->base) >> 2, last = (a + size - 1 - al->base) >> 2;
@@ -160,10 +193,21 @@ __attribute__((always_inline)) inline void count_global(Worker* w, Fiber* f, All
         uint32_t*& writes = al->writes[w->index];
         if (__builtin_expect(!writes, 0)) writes = counter_array(al->words);
         uint32_t writer = static_cast<uint32_t>(std::min<uint64_t>(w->block_linear + 1, UINT32_MAX));
+        const Launch& L = *w->launch;
+        // only a plain store of whole words is judged: an atomic is ordered, and bytes of one word are not one value
+        const bool judged = request && L.orders && size <= 16 && !((a - al->base | size) & 3);
+        if (!request && L.orders) L.orders[w->block_linear].store(1, std::memory_order_relaxed);
+        uint32_t other = 0;
         for (size_t i = first; i <= last; ++i) {
             writes[i]++;
+            if (judged && __atomic_load_n(&al->store_launch[i], __ATOMIC_RELAXED) == L.serial) {
+                const uint32_t last_writer = __atomic_load_n(&al->writer[i], __ATOMIC_RELAXED);
+                if (last_writer != writer) other = last_writer;
+            }
+            __atomic_store_n(&al->store_launch[i], L.serial, __ATOMIC_RELAXED);
             __atomic_store_n(&al->writer[i], writer, __ATOMIC_RELAXED);
         }
+        if (__builtin_expect(other != 0, 0)) note_store_after_other_block(w, al, a, size, pc, other);
     } else {
         const uint64_t global_bytes = size & al->global_mask;  // a __constant__ load is not global traffic
         w->global_load += global_bytes;

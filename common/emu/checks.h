@@ -26,5 +26,9 @@ void clear_host_accesses();  // clear_launches()'s part: the host_accesses() lis
 // At the end of a barrier interval: reads of shared bytes no thread had written are uninitialised reads, unless
 // another thread wrote them in the same interval (then they were one side of a race, already reported).
 void judge_pending_reads(Worker& w);
+// The store Worker::pending_store noted, now done: a race between blocks if it changed the words.
+void judge_pending_store(Worker& w);
+// The running block orders its stores with other blocks' (an atomic or a fence): none of them is judged a race.
+void note_block_orders();
 
 }  // namespace cudaemu

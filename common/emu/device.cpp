@@ -30,7 +30,10 @@ void __syncthreads(void) {
     w->current->state = FiberState::kAtBarrier;
     yield_to_scheduler(*w);
 }
-void __threadfence(void) { std::atomic_thread_fence(std::memory_order_seq_cst); }
+void __threadfence(void) {
+    note_block_orders();
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+}
 void __threadfence_block(void) { std::atomic_thread_fence(std::memory_order_seq_cst); }
 
 // CUDA's clock() in device code and the C library's clock() in host code share a name, and a kernel calls the one

@@ -119,7 +119,8 @@ Allocation* add_allocation(uintptr_t base, size_t bytes, const char* name, const
     al->reads.assign(config().workers, nullptr);
     al->writes.assign(config().workers, nullptr);
     al->writer = static_cast<uint32_t*>(calloc(al->words, 4));
-    if (!al->writer) return nullptr;
+    al->store_launch = static_cast<uint32_t*>(calloc(al->words, 4));
+    if (!al->writer || !al->store_launch) return nullptr;
     g_allocations.push_back(std::move(al));
     return g_allocations.back().get();
 }

@@ -39,10 +39,12 @@ struct Allocation {
     // that workers never contend for a cache line; element_counts() adds them up.
     std::vector<uint32_t*> reads, writes;  // [worker][word]
     uint32_t* writer = nullptr;            // [word]: linear block index + 1 of the last store, 0 = none
+    uint32_t* store_launch = nullptr;      // [word]: the serial of the launch that made that store (Launch::serial)
     ~Allocation() {
         for (uint32_t* p : reads) free(p);
         for (uint32_t* p : writes) free(p);
         free(writer);
+        free(store_launch);
     }
 };
 

@@ -511,9 +511,38 @@ void finish_report(LaunchReport& r, const std::vector<Worker*>& workers) {
     }
 }
 
+namespace {
+// Findings already printed, by kernel, kind and line, with how many later launches found them again: a kernel
+// launched in a loop has its finding printed once, and the repeats counted when the program ends.
+std::map<std::tuple<std::string, std::string, std::string, int>, uint64_t> g_printed;
+
+void print_repeats() {
+    for (const auto& [key, again] : g_printed) {
+        if (!again) continue;
+        const auto& [kernel, kind, file, line] = key;
+        std::string where = line ? file + ":" + std::to_string(line) + ": " : "";
+        fprintf(stderr, "%scudaemu: %s in kernel '%s': the finding printed above, again in %llu later launch%s\n",
+                where.c_str(), kind.c_str(), kernel.c_str(), static_cast<unsigned long long>(again),
+                again == 1 ? "" : "es");
+    }
+}
+}  // namespace
+
 void print_report(const LaunchReport& r) {
     if (config().quiet) return;
+    std::set<std::tuple<std::string, std::string, std::string, int>> printed_now, counted_now;
     for (const Diagnostic& d : r.diagnostics) {
+        const auto key = std::make_tuple(r.kernel, d.kind, d.file, d.line);
+        auto [it, first] = g_printed.emplace(key, 0);
+        if (!first && !printed_now.count(key)) {  // printed for an earlier launch: counted, once for this one
+            if (counted_now.insert(key).second) {
+                static const bool registered = std::atexit(print_repeats) == 0;
+                (void)registered;
+                ++it->second;
+            }
+            continue;
+        }
+        printed_now.insert(key);
         std::string where = d.line ? d.file + ":" + std::to_string(d.line) + ": " : "";
         fprintf(stderr, "%scudaemu: %s in kernel '%s': %s\n", where.c_str(), d.kind.c_str(), r.kernel.c_str(),
                 d.message.c_str());

@@ -208,11 +208,16 @@ void barrier_error(Worker& w, uint32_t thread, uintptr_t pc1, uintptr_t pc2, std
 // lanes are elsewhere, or a divergent barrier.
 }  // namespace
 
+uint3 block_coord(const Launch& L, uint64_t linear) {
+    return uint3{static_cast<unsigned>(linear % L.grid.x), static_cast<unsigned>((linear / L.grid.x) % L.grid.y),
+                 static_cast<unsigned>(linear / (uint64_t(L.grid.x) * L.grid.y))};
+}
+
 void begin_block(Worker& w, uint64_t linear) {
     Launch& L = *w.launch;
     w.block_linear = linear;
-    w.block_idx = uint3{static_cast<unsigned>(linear % L.grid.x), static_cast<unsigned>((linear / L.grid.x) % L.grid.y),
-                        static_cast<unsigned>(linear / (uint64_t(L.grid.x) * L.grid.y))};
+    w.block_idx = block_coord(L, linear);
+    w.pending_store.a = 0;
     w.block_fatal = false;
     w.block_error = cudaSuccess;
     w.block_first_epoch = ++w.epoch;
@@ -300,6 +305,7 @@ void run_block(Worker& w, uint64_t linear) {
     w.pending_reads.clear();
     begin_block(w, linear);
     run_block_threads(w, 0);
+    if (w.pending_store.a) judge_pending_store(w);
     if (!w.block_fatal) judge_pending_reads(w);
     w.pending_reads.clear();
 }

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <tuple>
@@ -80,6 +81,8 @@ struct ShadowByte {
 };
 constexpr uint16_t kManyReaders = 0xFFFF;
 
+struct Allocation;  // memory.h
+
 struct Launch {
     LaunchSite site;
     dim3 grid, block;
@@ -92,6 +95,13 @@ struct Launch {
     std::atomic<uint64_t> stop_after{UINT64_MAX};  // blocks after the first block with a fatal error are not started
     std::chrono::steady_clock::time_point start;
     bool cooperative = false;  // cudaLaunchCooperativeKernel: grid.sync() is allowed
+    uint32_t serial = 0;       // 1 for the program's first launch, 2 for its second, ...
+    // Per block: 1 once it used an atomic or a fence, by which blocks order their stores to one word (the last block
+    // of a reduction stores the total where block 0 stored its part). Blocks that store different values to one word
+    // and used neither are a race (checks.cpp). Null where the check is off: a cooperative launch (grid.sync()
+    // orders blocks), a grid of more than kOrderedBlocksMax blocks.
+    std::unique_ptr<std::atomic<uint8_t>[]> orders;
+    static constexpr uint64_t kOrderedBlocksMax = uint64_t(1) << 24;
 };
 
 // Set by the watchdog: the running kernel stops at its next memory access or barrier.
@@ -127,6 +137,16 @@ struct Worker {
         uintptr_t pc;
     };
     std::vector<PendingRead> pending_reads;
+    // A store to words that another block of this launch stored to last, judged once it is done (at this worker's
+    // next global access or the block's end): a race if it changed them. a == 0: none.
+    struct PendingStore {
+        uintptr_t a = 0, pc = 0;
+        size_t size = 0;
+        uint8_t before[16] = {};  // the words as they were before it (a store of at most 16 bytes is judged)
+        uint64_t other_block = 0;
+        uint32_t tid = 0;
+        const Allocation* al = nullptr;
+    } pending_store;
     // Dynamic shared memory (extern __shared__): one buffer in the TLS block, of which a launch may use its third
     // parameter's worth. Offsets in the TLS block; an access ending in [dynamic_limit, dynamic_limit +
     // dynamic_slack) is out of bounds. All 0 when the program declares no extern __shared__.
@@ -182,6 +202,7 @@ struct Worker {
 extern __thread Worker* tls_worker;
 
 uint3 unlinearize(uint32_t t, dim3 d);
+uint3 block_coord(const Launch& L, uint64_t linear);  // blockIdx of the launch's block number `linear`
 std::string coord(uint3 v);
 std::string tid_coord(const Worker& w, uint16_t tid);
 // "thread (x,y,z) of block (x,y,z)"

@@ -70,6 +70,7 @@ struct ErrorProgram {
     const char* name;
     const char* kind;
     cudaError_t sync;
+    size_t launches = 1;
 };
 const ErrorProgram kErrorPrograms[] = {
     {"error_oob_read", "out-of-bounds", cudaErrorIllegalAddress},
@@ -108,6 +109,7 @@ const ErrorProgram kErrorPrograms[] = {
     {"error_vector_outside_dimension", "out-of-bounds", cudaSuccess},
     {"error_ldmatrix_misaligned", "misaligned", cudaErrorMisalignedAddress},
     {"error_mma_sync_lane_skips", "warp", cudaSuccess},
+    {"error_blocks_store_race", "race", cudaSuccess, 2},
 };
 
 }  // namespace
@@ -195,9 +197,11 @@ TEST_CASE("error programs: the right error names after the launch, and the diagn
         CHECK(got_after == want_after);
         CHECK(contains(r.err, std::string("cudaemu: ") + p.kind + " in kernel '"));
         CHECK(contains(r.err, std::string(p.name) + ".cu:"));
-        REQUIRE(r.stats.size() == 1);
-        CHECK(contains(r.stats[0], std::string("\"kind\": \"") + p.kind + "\""));
-        CHECK(contains(r.stats[0], "\"error\": \"" + name_of(p.sync) + "\""));
+        REQUIRE(r.stats.size() == p.launches);
+        for (const std::string& line : r.stats) {
+            CHECK(contains(line, std::string("\"kind\": \"") + p.kind + "\""));
+            CHECK(contains(line, "\"error\": \"" + name_of(p.sync) + "\""));
+        }
 
         const Run quiet = run({program(p.name)}, Settings{/*threads*/ "2", /*timeout*/ "30", /*quiet*/ true});
         CHECK(quiet.err == "");  // CUDAEMU_QUIET silences the diagnostics, and changes nothing else
@@ -238,6 +242,20 @@ TEST_CASE("error programs: the right error names after the launch, and the diagn
     CHECK(contains(vector.err, "acc[.][4..7] (one access 4 elements wide): index 7 outside 0..5"));
     CHECK(!contains(vector.err, "error_vector_outside_dimension.cu:25"));
     CHECK(!contains(vector.err, "cudaemu: race"));
+    // two blocks storing different values to one element, with nothing to order them: a race on global memory,
+    // named with the blocks and the element, with no barrier advice (no barrier orders blocks); the second launch's
+    // finding is not printed again, but counted when the program ends
+    const Run blocks = run({program("error_blocks_store_race")});
+    CHECK(contains(blocks.err,
+                   "error_blocks_store_race.cu:21: cudaemu: race in kernel 'row_sums_without_atomic_kernel'"));
+    CHECK(contains(blocks.err, "race on global memory between blocks ("));
+    CHECK(contains(blocks.err, "both store to 'd_row_sum'["));
+    CHECK(contains(blocks.err, "combined with an atomic"));
+    CHECK(!contains(blocks.err, "__syncthreads"));
+    CHECK(count_of(blocks.err, "race on global memory") == 1);
+    CHECK(contains(blocks.err,
+                   "error_blocks_store_race.cu:21: cudaemu: race in kernel "
+                   "'row_sums_without_atomic_kernel': the finding printed above, again in 1 later launch\n"));
     // a race whose write is in a helper function: the barrier's place is named in the loop that calls it, between
     // the read and the call, never at the helper's own line
     const Run helper = run({program("error_race_in_helper")});
