@@ -41,6 +41,10 @@ void judge_pending_reads(Worker& w) {
     w.pending_reads.clear();
 }
 
+namespace {
+const char* const kSeparateBuffers = "read from one buffer and store to another, or split the work into two launches";
+}  // namespace
+
 void note_block_orders() {
     Worker* w = tls_worker;
     if (w && w->current && w->launch->orders) w->launch->orders[w->block_linear].store(1, std::memory_order_relaxed);
@@ -49,19 +53,29 @@ void note_block_orders() {
 void judge_pending_store(Worker& w) {
     const Worker::PendingStore p = w.pending_store;
     w.pending_store.a = 0;
-    if (!memcmp(p.before, reinterpret_cast<const void*>(p.a), p.size)) return;  // the same value: either may be last
+    if (!memcmp(p.before, reinterpret_cast<const void*>(p.a), p.size)) return;  // the same value: order is no matter
     const Launch& L = *w.launch;
+    const bool many = p.other_block == UINT64_MAX;
     if (L.orders[w.block_linear].load(std::memory_order_relaxed) ||
-        L.orders[p.other_block].load(std::memory_order_relaxed))
+        (!many && L.orders[p.other_block].load(std::memory_order_relaxed)))
         return;
-    const uint64_t lo = std::min(w.block_linear, p.other_block), hi = std::max(w.block_linear, p.other_block);
     add_diag_lazy(w, DiagKind::kRace, p.tid, p.pc, 0, [&] {
-        const size_t offset = p.a - p.al->base, element = p.size <= 8 ? p.size : 4;
-        return "race on global memory between blocks " + coord(block_coord(L, lo)) + " and " +
-               coord(block_coord(L, hi)) + ": both store to '" + p.al->name + "'[" + std::to_string(offset / element) +
-               "] in one launch, different values (the later store at %1), and nothing orders two blocks, so which "
-               "value stays depends on which block runs last — each element should be stored by one block, or the "
-               "blocks' values combined with an atomic";
+        const std::string element =
+            "'" + p.al->name + "'[" + std::to_string((p.a - p.al->base) / (p.size <= 8 ? p.size : 4)) + "]";
+        if (p.stored) {
+            const uint64_t lo = std::min(w.block_linear, p.other_block), hi = std::max(w.block_linear, p.other_block);
+            return "race on global memory between blocks " + coord(block_coord(L, lo)) + " and " +
+                   coord(block_coord(L, hi)) + ": both store to " + element +
+                   " in one launch, different values (the later store at %1), and nothing orders two blocks, so "
+                   "which value stays depends on which block runs last — each element should be stored by one "
+                   "block, or the blocks' values combined with an atomic";
+        }
+        return "race on global memory between blocks: block " + coord(w.block_idx) + " stores to " + element +
+               " at %1, a new value, where " +
+               (many ? std::string("other blocks") : "block " + coord(block_coord(L, p.other_block))) +
+               " of this launch loaded it, and nothing orders two blocks, so whether they load the value from "
+               "before or after that store depends on which block runs first — " +
+               kSeparateBuffers;
     });
 }
 
@@ -170,12 +184,31 @@ __attribute__((always_inline)) inline void count_line_load(Worker* w, uintptr_t 
         count_line_load_slow(w, pc, alloc, size);
 }
 
-// A store of whole words, some of which another block of this launch stored last: noted, to be judged once it is done.
+// A store of whole words that another block of this launch stored to (stored) or loaded (other_block UINT64_MAX:
+// several blocks did): noted, to be judged once it is done.
 __attribute__((noinline, cold)) void note_store_after_other_block(Worker* w, Allocation* al, uintptr_t a, size_t size,
-                                                                  uintptr_t pc, uint32_t other_writer) {
+                                                                  uintptr_t pc, bool stored, uint64_t other_block) {
     Worker::PendingStore& p = w->pending_store;
-    p.a = a, p.pc = pc, p.size = size, p.other_block = other_writer - 1, p.tid = w->current->linear, p.al = al;
+    p.a = a, p.pc = pc, p.size = size, p.stored = stored, p.other_block = other_block;
+    p.tid = w->current->linear, p.al = al;
     memcpy(p.before, reinterpret_cast<const void*>(a), size);
+}
+
+// A load of a word that another block stored to in this launch: a race, unless either block orders its accesses.
+__attribute__((noinline, cold)) void load_after_other_block(Worker& w, const Allocation* al, uintptr_t a, size_t size,
+                                                            uintptr_t pc, uint64_t writer_block) {
+    const Launch& L = *w.launch;
+    if (L.orders[w.block_linear].load(std::memory_order_relaxed) ||
+        L.orders[writer_block].load(std::memory_order_relaxed))
+        return;
+    add_diag_lazy(w, DiagKind::kRace, w.current->linear, pc, 0, [&] {
+        return "race on global memory between blocks: block " + coord(w.block_idx) + " reads '" + al->name + "'[" +
+               std::to_string((a - al->base) / (size <= 8 ? size : 4)) + "] at %1, which block " +
+               coord(block_coord(L, writer_block)) +
+               " stored to in this launch, and nothing orders two blocks, so whether it reads the value from before "
+               "or after that store depends on which block runs first — " +
+               kSeparateBuffers;
+    });
 }
 
 // `request`: 0 for an atomic's read and write (not part of a warp-level request); for a load or store instruction
@@ -197,17 +230,25 @@ __attribute__((always_inline)) inline void count_global(Worker* w, Fiber* f, All
         // only a plain store of whole words is judged: an atomic is ordered, and bytes of one word are not one value
         const bool judged = request && L.orders && size <= 16 && !((a - al->base | size) & 3);
         if (!request && L.orders) L.orders[w->block_linear].store(1, std::memory_order_relaxed);
-        uint32_t other = 0;
+        uint32_t other_store = 0, other_load = 0;  // another block that stored to, or loaded, a word in this launch
         for (size_t i = first; i <= last; ++i) {
             writes[i]++;
-            if (judged && __atomic_load_n(&al->store_launch[i], __ATOMIC_RELAXED) == L.serial) {
-                const uint32_t last_writer = __atomic_load_n(&al->writer[i], __ATOMIC_RELAXED);
-                if (last_writer != writer) other = last_writer;
+            if (judged) {
+                if (__atomic_load_n(&al->store_launch[i], __ATOMIC_RELAXED) == L.serial) {
+                    const uint32_t last_writer = __atomic_load_n(&al->writer[i], __ATOMIC_RELAXED);
+                    if (last_writer != writer) other_store = last_writer;
+                }
+                const uint64_t loaded = __atomic_load_n(&al->load_by[i], __ATOMIC_RELAXED);
+                if (loaded >> 32 == L.serial && uint32_t(loaded) != writer) other_load = uint32_t(loaded);
             }
             __atomic_store_n(&al->store_launch[i], L.serial, __ATOMIC_RELAXED);
             __atomic_store_n(&al->writer[i], writer, __ATOMIC_RELAXED);
         }
-        if (__builtin_expect(other != 0, 0)) note_store_after_other_block(w, al, a, size, pc, other);
+        if (__builtin_expect(other_store != 0, 0))
+            note_store_after_other_block(w, al, a, size, pc, true, other_store - 1);
+        else if (__builtin_expect(other_load != 0, 0))
+            note_store_after_other_block(w, al, a, size, pc, false,
+                                         other_load == Allocation::kManyBlocks ? UINT64_MAX : other_load - 1);
     } else {
         const uint64_t global_bytes = size & al->global_mask;  // a __constant__ load is not global traffic
         w->global_load += global_bytes;
@@ -217,6 +258,24 @@ __attribute__((always_inline)) inline void count_global(Worker* w, Fiber* f, All
         uint32_t*& reads = al->reads[w->index];
         if (__builtin_expect(!reads, 0)) reads = counter_array(al->words);
         for (size_t i = first; i <= last; ++i) reads[i]++;
+        const Launch& L = *w->launch;
+        if (request && L.orders && !((a - al->base | size) & 3)) {  // a load of whole words, in a launch judged
+            const uint32_t reader = static_cast<uint32_t>(w->block_linear + 1);
+            uint32_t other_store = 0;
+            for (size_t i = first; i <= last; ++i) {
+                if (__builtin_expect(__atomic_load_n(&al->store_launch[i], __ATOMIC_RELAXED) == L.serial, 0)) {
+                    const uint32_t writer = __atomic_load_n(&al->writer[i], __ATOMIC_RELAXED);
+                    if (writer != reader) other_store = writer;
+                }
+                const uint64_t loaded = __atomic_load_n(&al->load_by[i], __ATOMIC_RELAXED);
+                const uint64_t mine = uint64_t(L.serial) << 32 | reader;
+                if (loaded >> 32 != L.serial)
+                    __atomic_store_n(&al->load_by[i], mine, __ATOMIC_RELAXED);
+                else if (loaded != mine && uint32_t(loaded) != Allocation::kManyBlocks)
+                    __atomic_store_n(&al->load_by[i], mine | Allocation::kManyBlocks, __ATOMIC_RELAXED);
+            }
+            if (__builtin_expect(other_store != 0, 0)) load_after_other_block(*w, al, a, size, pc, other_store - 1);
+        }
     }
 }
 }  // namespace

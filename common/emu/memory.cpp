@@ -120,7 +120,8 @@ Allocation* add_allocation(uintptr_t base, size_t bytes, const char* name, const
     al->writes.assign(config().workers, nullptr);
     al->writer = static_cast<uint32_t*>(calloc(al->words, 4));
     al->store_launch = static_cast<uint32_t*>(calloc(al->words, 4));
-    if (!al->writer || !al->store_launch) return nullptr;
+    al->load_by = static_cast<uint64_t*>(calloc(al->words, 8));
+    if (!al->writer || !al->store_launch || !al->load_by) return nullptr;
     g_allocations.push_back(std::move(al));
     return g_allocations.back().get();
 }

@@ -40,11 +40,16 @@ struct Allocation {
     std::vector<uint32_t*> reads, writes;  // [worker][word]
     uint32_t* writer = nullptr;            // [word]: linear block index + 1 of the last store, 0 = none
     uint32_t* store_launch = nullptr;      // [word]: the serial of the launch that made that store (Launch::serial)
+    // [word]: the serial of the last launch that loaded it << 32 | linear block index + 1 of the block that did, or
+    // kManyBlocks where several blocks of that launch loaded it
+    uint64_t* load_by = nullptr;
+    static constexpr uint32_t kManyBlocks = UINT32_MAX;
     ~Allocation() {
         for (uint32_t* p : reads) free(p);
         for (uint32_t* p : writes) free(p);
         free(writer);
         free(store_launch);
+        free(load_by);
     }
 };
 

@@ -101,7 +101,7 @@ struct Launch {
     // and used neither are a race (checks.cpp). Null where the check is off: a cooperative launch (grid.sync()
     // orders blocks), a grid of more than kOrderedBlocksMax blocks.
     std::unique_ptr<std::atomic<uint8_t>[]> orders;
-    static constexpr uint64_t kOrderedBlocksMax = uint64_t(1) << 24;
+    static constexpr uint64_t kOrderedBlocksMax = uint64_t(1) << 24;  // (block + 1 < Allocation::kManyBlocks)
 };
 
 // Set by the watchdog: the running kernel stops at its next memory access or barrier.
@@ -137,11 +137,12 @@ struct Worker {
         uintptr_t pc;
     };
     std::vector<PendingRead> pending_reads;
-    // A store to words that another block of this launch stored to last, judged once it is done (at this worker's
-    // next global access or the block's end): a race if it changed them. a == 0: none.
+    // A store to words that another block of this launch stored to or loaded, judged once it is done (at this
+    // worker's next global access or the block's end): a race if it changed them. a == 0: none.
     struct PendingStore {
         uintptr_t a = 0, pc = 0;
         size_t size = 0;
+        bool stored = false;      // other_block stored to them (else: loaded them; UINT64_MAX: several blocks did)
         uint8_t before[16] = {};  // the words as they were before it (a store of at most 16 bytes is judged)
         uint64_t other_block = 0;
         uint32_t tid = 0;

@@ -110,6 +110,7 @@ const ErrorProgram kErrorPrograms[] = {
     {"error_ldmatrix_misaligned", "misaligned", cudaErrorMisalignedAddress},
     {"error_mma_sync_lane_skips", "warp", cudaSuccess},
     {"error_blocks_store_race", "race", cudaSuccess, 2},
+    {"error_blocks_read_race", "race", cudaSuccess},
 };
 
 }  // namespace
@@ -245,6 +246,15 @@ TEST_CASE("error programs: the right error names after the launch, and the diagn
     // two blocks storing different values to one element, with nothing to order them: a race on global memory,
     // named with the blocks and the element, with no barrier advice (no barrier orders blocks); the second launch's
     // finding is not printed again, but counted when the program ends
+    // a block loading an element that another block stores to in the same launch: reported at the load (the other
+    // block stored first) or at the store (the load came first), whichever order the blocks ran in
+    const Run shift = run({program("error_blocks_read_race")});
+    CHECK((contains(shift.err, "error_blocks_read_race.cu:15: cudaemu: race") ||
+           contains(shift.err, "error_blocks_read_race.cu:17: cudaemu: race")));
+    CHECK(contains(shift.err, "race on global memory between blocks: block ("));
+    CHECK(contains(shift.err, "'d_a'["));
+    CHECK(contains(shift.err, "read from one buffer and store to another, or split the work into two launches"));
+    CHECK(!contains(shift.err, "__syncthreads"));
     const Run blocks = run({program("error_blocks_store_race")});
     CHECK(contains(blocks.err,
                    "error_blocks_store_race.cu:21: cudaemu: race in kernel 'row_sums_without_atomic_kernel'"));

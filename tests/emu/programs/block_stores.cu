@@ -1,8 +1,8 @@
 // Stores of several blocks to one element that are no race, each as CUDA programs write them: every block storing
 // the same value (a "changed" flag, as Rodinia's bfs sets its), the last block of a reduction storing the total
 // over block 0's part after a fence and an atomic (as NVIDIA's threadFenceReduction does), blocks adding with
-// atomics, and two launches in a row storing to the same element from different blocks. The emulator must report
-// none of them (test_emulator_programs.cpp: a feature program has nothing on stderr).
+// atomics, two launches in a row storing to the same element from different blocks, and a shift that reads its
+// neighbours' elements from one array and stores to another. The emulator must report none of them (test_emulator_programs.cpp: a feature program has nothing on stderr).
 //
 // Build: nvcc -arch=sm_90 -o block_stores tests/emu/programs/block_stores.cu
 
@@ -45,6 +45,11 @@ __global__ void store_block_index_kernel(int* out, int block) {
     if (blockIdx.x == block && threadIdx.x == 0) out[0] = block;
 }
 
+__global__ void shift_left_kernel(const int* in, int* out, int n) {
+    const int i = blockIdx.x * BLOCK + threadIdx.x;
+    if (i + 1 < n) out[i] = in[i + 1];  // the next block's element, from an array no block stores to
+}
+
 int main() {
     const int blocks = 8, n = blocks * BLOCK;
     std::vector<int> in(n);
@@ -74,6 +79,13 @@ int main() {
     store_block_index_kernel<<<blocks, BLOCK>>>(d_out, 5);  // another launch, another block: ordered by the stream
     CHECK(cudaMemcpy(&got, d_out, sizeof(int), cudaMemcpyDeviceToHost));
     std::printf("second_launch_stays: %d\n", got);
+
+    int* d_shifted = nullptr;
+    CHECK(cudaMalloc(&d_shifted, n * sizeof(int)));
+    shift_left_kernel<<<blocks, BLOCK>>>(d_in, d_shifted, n);
+    std::vector<int> shifted(n - 1), want_shifted(in.begin() + 1, in.end());
+    CHECK(cudaMemcpy(shifted.data(), d_shifted, (n - 1) * sizeof(int), cudaMemcpyDeviceToHost));
+    print_compare("shift_to_another_array", shifted, want_shifted);
     print_error("last_error", cudaGetLastError());
     return 0;
 }
