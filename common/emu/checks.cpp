@@ -53,7 +53,8 @@ void note_block_orders() {
 void judge_pending_store(Worker& w) {
     const Worker::PendingStore p = w.pending_store;
     w.pending_store.a = 0;
-    if (!memcmp(p.before, reinterpret_cast<const void*>(p.a), p.size)) return;  // the same value: order is no matter
+    if (!memcmp(p.before, reinterpret_cast<const void*>(p.a), p.size))
+        return;  // the same value: the order does not matter
     const Launch& L = *w.launch;
     const bool many = p.other_block == UINT64_MAX;
     if (L.orders[w.block_linear].load(std::memory_order_relaxed) ||
