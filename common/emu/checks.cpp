@@ -43,6 +43,17 @@ void judge_pending_reads(Worker& w) {
 
 namespace {
 const char* const kSeparateBuffers = "read from one buffer and store to another, or split the work into two launches";
+
+// Whether either block used an atomic or a fence in this launch (Launch::orders); UINT64_MAX: several blocks
+bool blocks_ordered(const Launch& L, uint64_t block, uint64_t other_block) {
+    return L.orders[block].load(std::memory_order_relaxed) ||
+           (other_block != UINT64_MAX && L.orders[other_block].load(std::memory_order_relaxed));
+}
+
+// 'name'[i], the element of al at address a, for an access of `size` bytes (a wider one in 4-byte words)
+std::string element_at(const Allocation& al, uintptr_t a, size_t size) {
+    return "'" + al.name + "'[" + std::to_string((a - al.base) / (size <= 8 ? size : 4)) + "]";
+}
 }  // namespace
 
 void note_block_orders() {
@@ -56,24 +67,21 @@ void judge_pending_store(Worker& w) {
     if (!memcmp(p.before, reinterpret_cast<const void*>(p.a), p.size))
         return;  // the same value: the order does not matter
     const Launch& L = *w.launch;
-    const bool many = p.other_block == UINT64_MAX;
-    if (L.orders[w.block_linear].load(std::memory_order_relaxed) ||
-        (!many && L.orders[p.other_block].load(std::memory_order_relaxed)))
-        return;
+    if (blocks_ordered(L, w.block_linear, p.other_block)) return;
     add_diag_lazy(w, DiagKind::kRace, p.tid, p.pc, 0, [&] {
-        const std::string element =
-            "'" + p.al->name + "'[" + std::to_string((p.a - p.al->base) / (p.size <= 8 ? p.size : 4)) + "]";
+        const std::string element = element_at(*p.al, p.a, p.size);
         if (p.stored) {
             const uint64_t lo = std::min(w.block_linear, p.other_block), hi = std::max(w.block_linear, p.other_block);
-            return "race on global memory between blocks " + coord(block_coord(L, lo)) + " and " +
-                   coord(block_coord(L, hi)) + ": both store to " + element +
+            return "race on global memory between blocks " + coord(unlinearize(lo, L.grid)) + " and " +
+                   coord(unlinearize(hi, L.grid)) + ": both store to " + element +
                    " in one launch, different values (the later store at %1), and nothing orders two blocks, so "
                    "which value stays depends on which block runs last — each element should be stored by one "
                    "block, or the blocks' values combined with an atomic";
         }
         return "race on global memory between blocks: block " + coord(w.block_idx) + " stores to " + element +
                " at %1, a new value, where " +
-               (many ? std::string("other blocks") : "block " + coord(block_coord(L, p.other_block))) +
+               (p.other_block == UINT64_MAX ? std::string("other blocks")
+                                            : "block " + coord(unlinearize(p.other_block, L.grid))) +
                " of this launch loaded it, and nothing orders two blocks, so whether they load the value from "
                "before or after that store depends on which block runs first — " +
                kSeparateBuffers;
@@ -199,13 +207,10 @@ __attribute__((noinline, cold)) void note_store_after_other_block(Worker* w, All
 __attribute__((noinline, cold)) void load_after_other_block(Worker& w, const Allocation* al, uintptr_t a, size_t size,
                                                             uintptr_t pc, uint64_t writer_block) {
     const Launch& L = *w.launch;
-    if (L.orders[w.block_linear].load(std::memory_order_relaxed) ||
-        L.orders[writer_block].load(std::memory_order_relaxed))
-        return;
+    if (blocks_ordered(L, w.block_linear, writer_block)) return;
     add_diag_lazy(w, DiagKind::kRace, w.current->linear, pc, 0, [&] {
-        return "race on global memory between blocks: block " + coord(w.block_idx) + " reads '" + al->name + "'[" +
-               std::to_string((a - al->base) / (size <= 8 ? size : 4)) + "] at %1, which block " +
-               coord(block_coord(L, writer_block)) +
+        return "race on global memory between blocks: block " + coord(w.block_idx) + " reads " +
+               element_at(*al, a, size) + " at %1, which block " + coord(unlinearize(writer_block, L.grid)) +
                " stored to in this launch, and nothing orders two blocks, so whether it reads the value from before "
                "or after that store depends on which block runs first — " +
                kSeparateBuffers;

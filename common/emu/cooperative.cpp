@@ -148,7 +148,7 @@ void run_cooperative(Worker& w, Launch& L) {
             block_error(
                 w, DiagKind::kBarrier, 0, parked[waiting].sync_pc, 0,
                 "grid.sync() never completes: block " + coord(w.block_idx) + " waits at grid.sync() at %1, but block " +
-                    coord(unlinearize(static_cast<uint32_t>(finished), L.grid)) +
+                    coord(unlinearize(finished, L.grid)) +
                     " has finished without reaching it — every thread of the grid must reach each grid.sync() (on a "
                     "GPU the kernel hangs)");
             record_fatal(w, static_cast<uint64_t>(waiting));

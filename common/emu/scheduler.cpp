@@ -33,7 +33,10 @@ namespace cudaemu {
 
 std::atomic<bool> g_abort_kernel{false};
 
-uint3 unlinearize(uint32_t t, dim3 d) { return uint3{t % d.x, (t / d.x) % d.y, t / (d.x * d.y)}; }
+uint3 unlinearize(uint64_t t, dim3 d) {
+    return uint3{static_cast<unsigned>(t % d.x), static_cast<unsigned>((t / d.x) % d.y),
+                 static_cast<unsigned>(t / (uint64_t(d.x) * d.y))};
+}
 
 std::string coord(uint3 v) {
     return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
@@ -208,15 +211,10 @@ void barrier_error(Worker& w, uint32_t thread, uintptr_t pc1, uintptr_t pc2, std
 // lanes are elsewhere, or a divergent barrier.
 }  // namespace
 
-uint3 block_coord(const Launch& L, uint64_t linear) {
-    return uint3{static_cast<unsigned>(linear % L.grid.x), static_cast<unsigned>((linear / L.grid.x) % L.grid.y),
-                 static_cast<unsigned>(linear / (uint64_t(L.grid.x) * L.grid.y))};
-}
-
 void begin_block(Worker& w, uint64_t linear) {
     Launch& L = *w.launch;
     w.block_linear = linear;
-    w.block_idx = block_coord(L, linear);
+    w.block_idx = unlinearize(linear, L.grid);
     w.pending_store.a = 0;
     w.block_fatal = false;
     w.block_error = cudaSuccess;

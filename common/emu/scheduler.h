@@ -96,9 +96,9 @@ struct Launch {
     std::chrono::steady_clock::time_point start;
     bool cooperative = false;  // cudaLaunchCooperativeKernel: grid.sync() is allowed
     uint32_t serial = 0;       // 1 for the program's first launch, 2 for its second, ...
-    // Per block: 1 once it used an atomic or a fence, by which blocks order their stores to one word (the last block
-    // of a reduction stores the total where block 0 stored its part). Blocks that store different values to one word
-    // and used neither are a race (checks.cpp). Null where the check is off: a cooperative launch (grid.sync()
+    // Per block: 1 once it used an atomic or a fence, by which blocks order their accesses to one word (the last
+    // block of a reduction stores the total where block 0 stored its part). Blocks that used neither and store to a
+    // word another block stores to or loads are a race (checks.cpp). Null where the check is off: a cooperative launch (grid.sync()
     // orders blocks), a grid of more than kOrderedBlocksMax blocks.
     std::unique_ptr<std::atomic<uint8_t>[]> orders;
     static constexpr uint64_t kOrderedBlocksMax = uint64_t(1) << 24;  // (block + 1 < Allocation::kManyBlocks)
@@ -202,8 +202,7 @@ struct Worker {
 // path reads it; `__thread` so that other files read it directly, with no C++ thread_local wrapper call.
 extern __thread Worker* tls_worker;
 
-uint3 unlinearize(uint32_t t, dim3 d);
-uint3 block_coord(const Launch& L, uint64_t linear);  // blockIdx of the launch's block number `linear`
+uint3 unlinearize(uint64_t t, dim3 d);  // the (x,y,z) of thread or block number t of a block or grid of dimensions d
 std::string coord(uint3 v);
 std::string tid_coord(const Worker& w, uint16_t tid);
 // "thread (x,y,z) of block (x,y,z)"
