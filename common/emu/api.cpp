@@ -165,8 +165,10 @@ cudaError_t launch_grid(const LaunchSite& site, dim3 grid, dim3 block, size_t sh
     L.start = std::chrono::steady_clock::now();
     L.cooperative = max_blocks != 0;
     L.serial = ++g_launch_serial;
-    if (!L.cooperative && L.total_blocks > 1 && L.total_blocks <= Launch::kOrderedBlocksMax)
+    if (!L.cooperative && L.total_blocks > 1 && L.total_blocks <= Launch::kOrderedBlocksMax) {
         L.orders.reset(new std::atomic<uint8_t>[L.total_blocks]());
+        L.finished.reset(new std::atomic<uint8_t>[L.total_blocks]());
+    }
     g_abort_kernel.store(false);
     watch(&L);
     run_grid(L);

@@ -242,7 +242,9 @@ __attribute__((always_inline)) inline void count_global(Worker* w, Fiber* f, All
             if (judged) {
                 if (__atomic_load_n(&al->store_launch[i], __ATOMIC_RELAXED) == L.serial) {
                     const uint32_t last_writer = __atomic_load_n(&al->writer[i], __ATOMIC_RELAXED);
-                    if (last_writer != writer) other_store = last_writer;
+                    // (a block still running may not have made its store yet: the value before ours is unknown)
+                    if (last_writer != writer && L.finished[last_writer - 1].load(std::memory_order_acquire))
+                        other_store = last_writer;
                 }
                 const uint64_t loaded = __atomic_load_n(&al->load_by[i], __ATOMIC_RELAXED);
                 if (loaded >> 32 == L.serial && uint32_t(loaded) != writer) other_load = uint32_t(loaded);

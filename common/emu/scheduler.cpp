@@ -304,6 +304,7 @@ void run_block(Worker& w, uint64_t linear) {
     begin_block(w, linear);
     run_block_threads(w, 0);
     if (w.pending_store.a) judge_pending_store(w);
+    if (w.launch->finished) w.launch->finished[linear].store(1, std::memory_order_release);
     if (!w.block_fatal) judge_pending_reads(w);
     w.pending_reads.clear();
 }

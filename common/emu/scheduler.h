@@ -101,6 +101,9 @@ struct Launch {
     // word another block stores to or loads are a race (checks.cpp). Null where the check is off: a cooperative launch (grid.sync()
     // orders blocks), a grid of more than kOrderedBlocksMax blocks.
     std::unique_ptr<std::atomic<uint8_t>[]> orders;
+    // Per block: 1 once it has ended, so that its stores have landed: a store to a word that a block still running
+    // on another worker stored last is not judged, as that store may not have landed yet (null with orders)
+    std::unique_ptr<std::atomic<uint8_t>[]> finished;
     static constexpr uint64_t kOrderedBlocksMax = uint64_t(1) << 24;  // (block + 1 < Allocation::kManyBlocks)
 };
 
