@@ -78,6 +78,7 @@ void collect_launches(Run& run) {
         run.fp32_flops += r.fp32_flops();
         run.fp64_flops += r.fp64_flops();
         run.tf32_unrounded_inputs += r.tf32_unrounded_inputs;
+        run.tf32_unrounded_a_inputs += r.tf32_unrounded_a_inputs;
         run.ptx_mma_flops += r.ptx_mma_flops;
         run.ldmatrix_bytes += r.ldmatrix_bytes;
         for (const cudaemu::AllocationTraffic& a : r.allocations) {
@@ -538,6 +539,27 @@ Verdict check_fp32_flops(const Problem& p, const Run& run) {
             "flops"};
 }
 
+namespace {
+
+// The inputs of the tensor-core instruction `mma` that the kernels left unrounded, and which operand's fragments
+// they were in: the fix is `round` after loading those fragments
+Verdict unrounded_inputs(const Problem& p, const Run& run, const char* mma, const char* round) {
+    const uint64_t a = run.tf32_unrounded_a_inputs, b = run.tf32_unrounded_inputs - a;
+    const std::string where = !b   ? ", all of them in the A fragments"
+                              : !a ? ", all of them in the B fragments"
+                                   : " (" + with_commas(a) + " in the A fragments, " + with_commas(b) + " in the B)";
+    const std::string which = !b   ? "each element of the A fragments"
+                              : !a ? "each element of the B fragments"
+                                   : "each fragment element";
+    return {false,
+            p.description + ": " + with_commas(run.tf32_unrounded_inputs) + " inputs of " + mma +
+                " were not rounded to TF32" + where + ", so the tensor cores truncated them: round " + which +
+                " with " + round + " (round to nearest halves the error truncation makes)",
+            "tensor cores"};
+}
+
+}  // namespace
+
 Verdict check_tensor_cores(const Problem& p, const Run& run) {
     if (!run.measured) return {false, "tensor-core work is only counted on the emulator (BACKEND=emu)", "tensor cores"};
     if (Verdict r = check_result(p, run); !r.ok)
@@ -560,12 +582,7 @@ Verdict check_tensor_cores(const Problem& p, const Run& run) {
                     "multiply-adds to mma_sync alone",
                 "tensor cores"};
     if (run.tf32_unrounded_inputs)
-        return {false,
-                p.description + ": " + with_commas(run.tf32_unrounded_inputs) +
-                    " inputs of mma_sync were not rounded to TF32, so the tensor cores truncated them: round each "
-                    "fragment element with wmma::__float_to_tf32 after load_matrix_sync (round to nearest halves the "
-                    "error truncation makes)",
-                "tensor cores"};
+        return unrounded_inputs(p, run, "mma_sync", "wmma::__float_to_tf32 after load_matrix_sync");
     return {};
 }
 
@@ -598,13 +615,7 @@ Verdict check_mma_sync_ldmatrix(const Problem& p, const Run& run, int WN) {
                     " elsewhere (float or double arithmetic, wmma::mma_sync), more than 1 % of the work: leave the "
                     "multiply-adds to mma_m16n8k8_tf32 alone",
                 "tensor cores"};
-    if (run.tf32_unrounded_inputs)
-        return {false,
-                p.description + ": " + with_commas(run.tf32_unrounded_inputs) +
-                    " inputs of mma_m16n8k8_tf32 were not rounded to TF32, so the tensor cores truncated them: round "
-                    "each fragment element with cvt_rna_tf32 after its load (round to nearest halves the error "
-                    "truncation makes)",
-                "tensor cores"};
+    if (run.tf32_unrounded_inputs) return unrounded_inputs(p, run, "mma_m16n8k8_tf32", "cvt_rna_tf32 after its load");
     // each call's A fragment is 16×8 floats; one fragment serves at most 2·WN/8 calls of its warp
     constexpr uint64_t kCallFlops = 2 * 16 * 8 * 8, kFragmentBytes = 16 * 8 * sizeof(float);
     const uint64_t calls = run.ptx_mma_flops / kCallFlops;

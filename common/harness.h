@@ -61,6 +61,7 @@ struct Run {
     uint64_t tensor_flops = 0;                // the FLOPs of the kernels' mma_sync calls (tensor cores)
     uint64_t fp32_flops = 0, fp64_flops = 0;  // the kernels' float and double arithmetic (2 per fma, 1 per mul/add)
     uint64_t tf32_unrounded_inputs = 0;       // TF32 inputs of those calls not rounded to TF32 (cudaemu.h)
+    uint64_t tf32_unrounded_a_inputs = 0;     // of those, the A operand's
     uint64_t ptx_mma_flops = 0;               // of tensor_flops, those of mma_m16n8k8_tf32 (<mma_ptx.h>)
     uint64_t ldmatrix_bytes = 0;              // shared-memory bytes ldmatrix_x4 and ldmatrix_x2 read
     std::vector<uint32_t> C_writes;           // per element of C: how many kernel stores touched it

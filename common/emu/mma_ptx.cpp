@@ -73,7 +73,8 @@ void multiply(Worker& w, uint32_t warp, uint32_t lanes) {
     for (uint32_t m = lanes; m; m &= m - 1) {
         const int lane = __builtin_ctz(m), g = lane >> 2, t = lane & 3;
         const PtxCall& call = call_of(w, warp, lane);
-        w.tf32_unrounded_inputs += unrounded(call.a, 4) + unrounded(call.b, 2);
+        const uint64_t a = unrounded(call.a, 4);
+        w.tf32_unrounded_inputs += a + unrounded(call.b, 2), w.tf32_unrounded_a_inputs += a;
         for (int i = 0; i < 4; ++i) A[g + 8 * (i & 1)][t + 4 * (i >> 1)] = tf32_input(as_float(call.a[i]));
         for (int i = 0; i < 2; ++i) B[t + 4 * i][g] = tf32_input(as_float(call.b[i]));
         for (int i = 0; i < 4; ++i) C[g + 8 * (i >> 1)][2 * t + (i & 1)] = call.c[i];

@@ -269,6 +269,7 @@ void write_stats_line(const LaunchReport& r) {
         .field("tensor_f16_flops", r.tensor_f16_flops)
         .field("tensor_bf16_flops", r.tensor_bf16_flops)
         .field("tf32_unrounded_inputs", r.tf32_unrounded_inputs)
+        .field("tf32_unrounded_a_inputs", r.tf32_unrounded_a_inputs)
         .field("ptx_mma_flops", r.ptx_mma_flops)
         .field("ldmatrix_bytes", r.ldmatrix_bytes)
         .field("block_barriers", r.block_barriers)
@@ -399,6 +400,7 @@ void finish_report(LaunchReport& r, const std::vector<Worker*>& workers) {
         r.fp64_fma += w->flops[3], r.fp64_mul += w->flops[4], r.fp64_add += w->flops[5];
         r.block_barriers += w->block_barriers;
         r.tf32_unrounded_inputs += w->tf32_unrounded_inputs;
+        r.tf32_unrounded_a_inputs += w->tf32_unrounded_a_inputs;
         r.ptx_mma_flops += w->ptx_mma_flops;
         r.ldmatrix_bytes += w->ldmatrix_bytes;
         r.max_thread_load_bytes = std::max(r.max_thread_load_bytes, w->max_thread_load);

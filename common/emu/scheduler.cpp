@@ -317,7 +317,7 @@ void begin_launch(Worker& w, Launch& L) {
     w.dynamic_limit = w.dynamic_lo + std::min(L.dynamic_shared_bytes, w.dynamic_size);
     w.dynamic_slack = w.dynamic_lo + w.dynamic_size - w.dynamic_limit;
     w.global_load = w.global_store = w.shared_load = w.shared_store = 0;
-    w.tensor_flops = w.tf32_unrounded_inputs = w.block_barriers = 0;
+    w.tensor_flops = w.tf32_unrounded_inputs = w.tf32_unrounded_a_inputs = w.block_barriers = 0;
     for (uint64_t& n : w.tensor_flops_by_type) n = 0;
     w.ptx_mma_flops = w.ldmatrix_bytes = 0;
     for (uint64_t& n : w.flops) n = 0;

@@ -158,7 +158,7 @@ struct Worker {
     // per launch
     uint64_t global_load = 0, global_store = 0, shared_load = 0, shared_store = 0;
     // tensor cores (wmma.cpp): FLOPs of the warps' mma_sync, and TF32 inputs with any of their low 13 bits set
-    uint64_t tensor_flops = 0, tf32_unrounded_inputs = 0;
+    uint64_t tensor_flops = 0, tf32_unrounded_inputs = 0, tf32_unrounded_a_inputs = 0;
     uint64_t tensor_flops_by_type[3] = {};  // kWmmaTf32, kWmmaHalf, kWmmaBf16
     // mma_ptx.cpp: the FLOPs of mma_m16n8k8_tf32 (also in tensor_flops), and the shared bytes ldmatrix read
     uint64_t ptx_mma_flops = 0, ldmatrix_bytes = 0;

@@ -152,7 +152,10 @@ void multiply(Worker& w, uint32_t warp, uint32_t lanes) {
         const int lane = __builtin_ctz(m);
         const WmmaCall& call = call_of(w, warp, lane);
         int r, c;
-        if (as.type == kWmmaTf32) w.tf32_unrounded_inputs += unrounded(call.a, distinct_elements(as));
+        if (as.type == kWmmaTf32) {
+            const uint64_t a = unrounded(call.a, distinct_elements(as));
+            w.tf32_unrounded_inputs += a, w.tf32_unrounded_a_inputs += a;
+        }
         if (bs.type == kWmmaTf32) w.tf32_unrounded_inputs += unrounded(call.b, distinct_elements(bs));
         for (int i = 0; i < distinct_elements(as); ++i) {
             element_at(as, lane, i, &r, &c);

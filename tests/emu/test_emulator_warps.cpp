@@ -156,5 +156,6 @@ TEST_CASE("ldmatrix counts each row once, as a 16-byte load of its lane; mma_m16
     // rounds it with cvt_rna_tf32 first
     CHECK(json_number(r.stats[2], "tf32_unrounded_inputs") == 0);
     CHECK(json_number(r.stats[3], "tf32_unrounded_inputs") == 1);
+    CHECK(json_number(r.stats[3], "tf32_unrounded_a_inputs") == 1);  // it is A's
     CHECK(json_number(r.stats[4], "tf32_unrounded_inputs") == 0);
 }

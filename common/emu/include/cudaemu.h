@@ -76,10 +76,10 @@ struct LaunchReport {
     uint64_t fp64_flops() const { return 2 * fp64_fma + fp64_mul + fp64_add; }
     // Tensor cores: the FLOPs of every warp's mma_sync (2·m·n·k each), in all and by the inputs' type, and how many
     // TF32 inputs of them had any of their 13 lowest mantissa bits set: inputs not rounded to TF32
-    // (__float_to_tf32), which the tensor cores truncate
+    // (__float_to_tf32), which the tensor cores truncate, and how many of those were of the A operand
     uint64_t tensor_flops = 0;
     uint64_t tensor_tf32_flops = 0, tensor_f16_flops = 0, tensor_bf16_flops = 0;
-    uint64_t tf32_unrounded_inputs = 0;
+    uint64_t tf32_unrounded_inputs = 0, tf32_unrounded_a_inputs = 0;
     // Of those, the FLOPs of the PTX instruction mma.sync (mma_m16n8k8_tf32, <mma_ptx.h>), and the shared-memory
     // bytes its operands' loader ldmatrix read (16 per row address a lane gave)
     uint64_t ptx_mma_flops = 0, ldmatrix_bytes = 0;
