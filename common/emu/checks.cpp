@@ -580,6 +580,22 @@ __attribute__((noinline)) void outside_device_memory(Worker& w, uintptr_t a, siz
     abort_block(w, cudaErrorIllegalAddress);
 }
 
+// An access from kernel code past the end of the block's shared memory, or before its start, into the thread-local
+// storage around it (tls_lo): a finding and cudaErrorIllegalAddress, as a GPU faults there; the access is not made,
+// since the memory there is the emulator's and the C library's.
+[[noreturn]] __attribute__((noinline, cold)) void outside_shared_memory(Worker& w, uintptr_t a, size_t size, bool store,
+                                                                        uintptr_t pc) {
+    const uintptr_t end = w.shared_lo + w.shared_size;
+    const std::string where = a >= end ? std::to_string(a + size - end) + " bytes past the end of"
+                                       : std::to_string(w.shared_lo - a) + " bytes before the start of";
+    add_diag(w, DiagKind::kOutOfBounds, w.current->linear, pc, 0,
+             std::string("out-of-bounds ") + (store ? "store" : "load") + " of " + std::to_string(size) +
+                 " bytes at %1 by thread " + coord(w.current->idx) + " of block " + coord(w.block_idx) + ": " + where +
+                 " the block's shared memory (" + std::to_string(w.shared_size) +
+                 " bytes, its __shared__ variables), where a GPU faults");
+    abort_block(w, cudaErrorIllegalAddress);
+}
+
 // `align`: the alignment the access needs (0 or 1: none).
 __attribute__((always_inline)) inline void on_access(uintptr_t a, size_t size, bool store, uintptr_t pc,
                                                      size_t align = 0) {
@@ -593,6 +609,8 @@ __attribute__((always_inline)) inline void on_access(uintptr_t a, size_t size, b
     if (w && w->current) {
         if (a - w->shared_lo < w->shared_size)
             shared_access(*w, a, size, store, pc, request);
+        else if (__builtin_expect(a - w->tls_lo < w->tls_size, 0))
+            outside_shared_memory(*w, a, size, store, pc);
         else if (__builtin_expect(!g_registered.empty(), 0) && registered_access(*w, a, size, store, pc, request))
             return;
         else if (__builtin_expect(a < kNullPage, 0) || __builtin_expect(!g_host_only.empty(), 0))

@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdio>
 #include <memory>
@@ -58,11 +59,44 @@ int find_tls_block(dl_phdr_info* info, size_t, void* out) {
     return 1;  // the first module is the executable
 }
 
+// The lowest address of this thread's thread-local storage, over every module that has some
+int find_lowest_tls(dl_phdr_info* info, size_t, void* out) {
+    auto* lowest = static_cast<uintptr_t*>(out);
+    const auto data = reinterpret_cast<uintptr_t>(info->dlpi_tls_data);
+    if (data && data < *lowest) *lowest = data;
+    return 0;
+}
+
+// Where the emulator's own thread-local variables (tls_worker, ...) start in the executable's TLS block, if they all
+// come after the program's (its objects are linked first): the end of the program's shared memory. Else `size`.
+uintptr_t program_tls_end(uintptr_t size) {
+    auto ours = [](const std::string& name) {
+        return name.compare(0, 11, "_ZN7cudaemu") == 0 || name.compare(0, 12, "_ZZN7cudaemu") == 0;
+    };
+    uint64_t runtime_lo = size, program_hi = 0;
+    for (const ElfSymbol& s : executable_symbols()) {
+        if (s.type != STT_TLS) continue;
+        if (ours(s.name))
+            runtime_lo = std::min(runtime_lo, s.value);
+        else
+            program_hi = std::max(program_hi, s.value + s.size);
+    }
+    return program_hi <= runtime_lo ? runtime_lo : size;
+}
+
 void init_worker(Worker& w) {
     std::pair<uintptr_t, uintptr_t> range{0, 0};
     dl_iterate_phdr(find_tls_block, &range);
     w.shared_lo = range.first;
-    w.shared_size = range.first ? range.second : 0;
+    w.shared_size = range.first ? program_tls_end(range.second) : 0;
+    if (range.first) {
+        uintptr_t lowest = range.first;
+        dl_iterate_phdr(find_lowest_tls, &lowest);
+        // the other modules' blocks lie below the executable's; x86-64's glibc keeps the thread's control block
+        // (struct pthread, about 2 KiB) right after it, which 4 KiB more covers
+        w.tls_lo = lowest;
+        w.tls_size = range.first + range.second + 4096 - lowest;
+    }
     w.shadow_words.assign(w.shared_size / 4 + 1, ShadowByte{});
     w.split.assign(w.shared_size / 4 + 1, 0);
     w.shadow_bytes.assign(w.shared_size + 4, ShadowByte{});

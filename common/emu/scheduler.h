@@ -123,8 +123,12 @@ struct Worker {
     size_t stack_stride = 0;
     bool block_fatal = false;
     cudaError_t block_error = cudaSuccess;
-    // shared memory = this thread's instance of the executable's TLS block
+    // shared memory = this thread's instance of the executable's TLS block, up to the emulator's own thread-local
+    // variables where they follow the program's
     uintptr_t shared_lo = 0, shared_size = 0;
+    // Around it, every module's thread-local storage and the thread's control block: memory a kernel reaches only
+    // through an index past its shared arrays, where a GPU faults. Such an access is a finding, never made.
+    uintptr_t tls_lo = 0, tls_size = 0;
     std::vector<ShadowByte> shadow_words;  // one per 4-byte word
     std::vector<uint8_t> split;            // per word: 1 once tracked per byte (after a 1- or 2-byte access)
     std::vector<ShadowByte> shadow_bytes;  // per byte, used for split words

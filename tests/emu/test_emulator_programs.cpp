@@ -81,6 +81,7 @@ const ErrorProgram kErrorPrograms[] = {
     {"error_use_after_free", "out-of-bounds", cudaErrorIllegalAddress},
     {"error_null_pointer", "out-of-bounds", cudaErrorIllegalAddress},
     {"error_before_first_allocation", "out-of-bounds", cudaErrorIllegalAddress},
+    {"error_shared_past_end", "out-of-bounds", cudaErrorIllegalAddress},
     {"error_barrier_early_exit", "barrier", cudaErrorLaunchFailure},
     {"error_barrier_two_sites", "barrier", cudaErrorLaunchFailure},
     {"error_race_missing_barrier", "race", cudaSuccess},
@@ -237,6 +238,13 @@ TEST_CASE("error programs: the right error names after the launch, and the diagn
     CHECK(!contains(index.err, "cudaemu: race"));
     CHECK(!contains(index.err, "cudaemu: uninitialised"));
     CHECK(!contains(index.err, "__syncthreads"));
+    // an index that reaches past the end of shared memory: the index and the fault, at the line; the store is not
+    // made (it would land on the emulator's own thread-local variables), and the program goes on to its next call
+    const Run past = run({program("error_shared_past_end")});
+    CHECK(contains(past.err, "error_shared_past_end.cu:15: cudaemu: out-of-bounds"));
+    CHECK(contains(past.err, "tile[16][.]: index 16 outside 0..15"));
+    CHECK(
+        contains(past.err, "4 bytes past the end of the block's shared memory (1024 bytes, its __shared__ variables)"));
     // a float4 through an element's address, past that element's row: each access with the elements it spans, shared
     // and a thread's own array, loads and stores; the float4 that ends at its row's end is no error
     const Run vector = run({program("error_vector_outside_dimension")});
