@@ -234,9 +234,11 @@ struct CourseReporter : doctest::IReporter {
             return;
         }
         std::vector<std::string> said;
-        std::set<std::string> found;     // the findings of this test, new or shown before
-        bool only_again = true;          // every line said is a finding shown under an earlier test
-        std::vector<std::string> again;  // the kinds of those
+        std::set<std::string> found;       // the findings of this test, new or shown before
+        bool only_again = true;            // every line said is a finding shown under an earlier test
+        std::vector<std::string> again;    // the kinds of those
+        std::set<std::string> said_again;  // their keys: one shown before is named once per test
+        std::set<std::string> shown_here;  // the keys first shown in this test: another finding of one is not news
         int more = 0;  // later failures of this test that show nothing new (another size with the same fault)
         for (const std::string& f : failures_) {
             if (&f != &failures_.front() && !has_new_finding(f)) {
@@ -244,10 +246,13 @@ struct CourseReporter : doctest::IReporter {
                 continue;
             }
             std::istringstream lines(f);
+            bool new_finding = false;  // in this failure: a finding not shown before
             for (std::string line; std::getline(lines, line);) {
                 size_t indent = line.find_first_not_of(' ');
                 if (indent == std::string::npos) continue;
                 std::string body = line.substr(indent);
+                // "... and 5 more" findings, after only findings shown before: not news either
+                if (indent > 0 && body.rfind("... and ", 0) == 0 && !new_finding) continue;
                 // an indented line is an emulator finding: "[the emulator also found ]race: ..."; one shown before is
                 // only named, at the end of the line before it
                 if (indent > 0 && body.rfind("... and ", 0) != 0) {
@@ -258,7 +263,9 @@ struct CourseReporter : doctest::IReporter {
                         entry.first = finding.substr(0, finding.find(':'));
                         ++entry.second;
                     }
+                    if (shown_here.count(finding_key(finding))) continue;
                     if (!shown_.insert(finding_key(finding)).second) {
+                        if (!said_again.insert(finding_key(finding)).second) continue;
                         const std::string kind = finding.substr(0, finding.find(':'));
                         again.push_back(kind);
                         if (said.empty())
@@ -268,6 +275,8 @@ struct CourseReporter : doctest::IReporter {
                                 (said.back().back() == ':' ? " " : "; ") + ("the " + kind + " shown above again");
                         continue;
                     }
+                    new_finding = true;
+                    shown_here.insert(finding_key(finding));
                 }
                 // a line that only introduces findings ("1×1·1×1 seeded random (seed 10):") says nothing itself
                 if (indent > 0 || body.back() != ':') only_again = false;

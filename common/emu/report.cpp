@@ -111,6 +111,15 @@ int line_in(const std::vector<Frame>& context, const SourceLocation& l) {
     return l.frames[context.size() - 1].line;
 }
 
+// A race of two stores from one line of the source (in the same function, reached the same way)
+bool one_line_stores(const RawDiag& d) {
+    if (d.writes != 3) return false;
+    const SourceLocation a = location_of(d.pc1), b = location_of(d.pc2);
+    auto same = [](const Frame& f, const Frame& g) { return f.file == g.file && f.line == g.line; };
+    return a.line && a.file == b.file && a.line == b.line &&
+           std::equal(a.frames.begin(), a.frames.end(), b.frames.begin(), b.frames.end(), same);
+}
+
 std::string worded_races(const std::vector<const RawDiag*>& group, uint64_t count, bool cross_warp) {
     const RawDiag& rep = *group.front();
     const SourceLocation at = location_of(rep.pc1), barrier = location_of(rep.barrier_pc);
@@ -198,6 +207,21 @@ std::string worded_races(const std::vector<const RawDiag*>& group, uint64_t coun
         text += " (" + std::to_string(count) + " times)";
     }
     const std::string missing = " — is a " + barrier_name + " missing?";
+    // two threads storing to one element from one line: the index that gave them the same element is the question,
+    // as a barrier would only order the two stores, and one of the values would still be lost
+    if (std::all_of(group.begin(), group.end(), [](const RawDiag* d) { return one_line_stores(*d); })) {
+        std::string store_lines;
+        for (const RawDiag* d : group) {
+            const std::string line = line_text(location_of(d->pc1));
+            if (store_lines.find(line) == std::string::npos) store_lines += (store_lines.empty() ? "" : ", ") + line;
+        }
+        return text +
+               (group.size() == 1 ? ". Both stores are " + store_lines + "'s: does its index"
+                                  : ". Each pair's two stores are one line's (" + store_lines + "): does the index") +
+               " give two threads the same element, where each should store its own? A barrier would only order the "
+               "stores, and one value would still be lost (uninitialised reads in this launch are not reported until "
+               "then: they may follow from it)";
+    }
     if (!comparable || !first_met) return text + missing;
     if (first_met == second_met)
         return text + ". A " + barrier_name + " after " + place(first_met) +
@@ -468,6 +492,14 @@ void finish_report(LaunchReport& r, const std::vector<Worker*>& workers) {
     std::vector<uintptr_t> pcs;
     for (const RawDiag& d : ordered) pcs.push_back(d.pc1), pcs.push_back(d.pc2), pcs.push_back(d.barrier_pc);
     symbolize(pcs);
+    // Two threads storing to one element from one line (an index that gives them the same element) leave the element
+    // one of them should have stored unwritten: its reads are not reported, as they follow from it
+    const bool colliding_stores = std::any_of(ordered.begin(), ordered.end(),
+                                              [](const RawDiag& d) { return d.tagged_race && one_line_stores(d); });
+    if (colliding_stores)
+        ordered.erase(std::remove_if(ordered.begin(), ordered.end(),
+                                     [](const RawDiag& d) { return d.kind == DiagKind::kUninitialised; }),
+                      ordered.end());
     // block races grouped by the barrier they follow; the group is reported where its first member is
     std::map<std::string, std::vector<const RawDiag*>> races;
     for (const RawDiag& d : ordered)

@@ -86,6 +86,7 @@ const ErrorProgram kErrorPrograms[] = {
     {"error_barrier_two_sites", "barrier", cudaErrorLaunchFailure},
     {"error_race_missing_barrier", "race", cudaSuccess},
     {"error_race_in_helper", "race", cudaSuccess},
+    {"error_race_same_element", "race", cudaSuccess},
     {"error_uninitialised_shared", "uninitialised", cudaSuccess},
     {"error_misaligned_float4", "misaligned", cudaErrorMisalignedAddress},
     {"error_misaligned_float2", "misaligned", cudaErrorMisalignedAddress},
@@ -286,6 +287,15 @@ TEST_CASE("error programs: the right error names after the launch, and the diagn
     const Run helper = run({program("error_race_in_helper")});
     CHECK(contains(helper.err, "between tests/emu/programs/error_race_in_helper.cu:25 and :15"));
     CHECK(contains(helper.err, "A __syncthreads() after :25 and before :27 (the call that reaches :15) orders them"));
+    // two threads storing to one element from one line: the index is the question, never a barrier, and the reads
+    // of the elements left unwritten are not reported as uninitialised
+    const Run same = run({program("error_race_same_element")});
+    CHECK(contains(same.err, "error_race_same_element.cu:15: cudaemu: race"));
+    CHECK(contains(same.err, "both write 'tile'"));
+    CHECK(contains(same.err, "Both stores are :15's: does its index give two threads the same element"));
+    CHECK(!contains(same.err, "__syncthreads() missing"));
+    CHECK(!contains(same.err, "A __syncthreads() after"));
+    CHECK(!contains(same.err, "cudaemu: uninitialised"));
     // a race at a fragment load of shared memory asks about the fragment's pointer, ldm and layout first
     const Run fragment = run({program("error_wmma_race_no_barrier")});
     CHECK(contains(fragment.err,
