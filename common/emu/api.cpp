@@ -257,6 +257,7 @@ const char* cudaGetErrorName(cudaError_t error) {
         CUDAEMU_NAME(cudaErrorIllegalAddress)
         CUDAEMU_NAME(cudaErrorLaunchOutOfResources)
         CUDAEMU_NAME(cudaErrorLaunchTimeout)
+        CUDAEMU_NAME(cudaErrorAssert)
         CUDAEMU_NAME(cudaErrorIllegalInstruction)
         CUDAEMU_NAME(cudaErrorMisalignedAddress)
         CUDAEMU_NAME(cudaErrorHostMemoryAlreadyRegistered)
@@ -305,6 +306,8 @@ const char* cudaGetErrorString(cudaError_t error) {
             return "too many resources requested for launch";
         case cudaErrorLaunchTimeout:
             return "the launch timed out and was terminated";
+        case cudaErrorAssert:
+            return "device-side assert triggered";
         case cudaErrorIllegalInstruction:
             return "an illegal instruction was encountered";
         case cudaErrorMisalignedAddress:

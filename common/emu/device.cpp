@@ -1,6 +1,10 @@
 // device.cpp — device-side functions that kernel code calls: the built-in variables (threadIdx, ...),
-// __syncthreads, the fences, clock(), and atomics (counted as a load and a store, never a race).
+// __syncthreads, the fences, clock(), atomics (counted as a load and a store, never a race), and assert().
+#include <errno.h>
 #include <time.h>
+
+#include <cstdio>
+#include <cstdlib>
 
 #include <atomic>
 #include <cstdint>
@@ -22,6 +26,22 @@ dim3 grid_dim() { return tls_worker->launch->grid; }
 using namespace cudaemu;
 
 extern "C" {
+// assert() failing in kernel code: the GPU's message, with the block and the thread, on standard error (where the
+// H100's driver prints it, word for word the same); then the block stops and the launch fails with cudaErrorAssert,
+// which stays, as on a GPU. In host code the C library's message and abort(), as assert() does there.
+[[noreturn]] void __assert_fail(const char* expr, const char* file, unsigned line, const char* function) noexcept {
+    Worker* w = tls_worker;
+    if (w && w->current) {
+        const uint3 b = w->block_idx, t = w->current->idx;
+        std::fprintf(stderr, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file, line,
+                     function, b.x, b.y, b.z, t.x, t.y, t.z, expr);
+        abort_block(*w, cudaErrorAssert);
+    }
+    std::fprintf(stderr, "%s: %s:%u: %s: Assertion `%s' failed.\n", program_invocation_short_name, file, line, function,
+                 expr);
+    std::abort();
+}
+
 void __syncthreads(void) {
     Worker* w = tls_worker;
     if (!w || !w->current) return;  // called from host code: nothing to wait for

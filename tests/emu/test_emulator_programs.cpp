@@ -43,7 +43,7 @@ std::string dims_json(const char* key, dim3 d) {
 TEST_CASE("every feature program runs cleanly: exit 0, `key: value` lines, no FAIL in any, nothing on stderr") {
     int ran = 0;
     for (const std::string& name : program_names()) {
-        if (starts_with(name, "error_") || starts_with(name, "hang_")) continue;
+        if (starts_with(name, "error_") || starts_with(name, "hang_") || name == "device_assert") continue;
         CAPTURE(name);
         const Run r = run({program(name)});
         INFO("stdout:\n", r.out);
@@ -173,6 +173,20 @@ TEST_CASE("programs/math_library.cu: device math gives the H100's bits where the
 TEST_CASE(
     "programs/host_device_copies.cu: a __host__ __device__ function computes as the host compiler's on the host") {
     check_against_h100("host_device_copies", [](const std::string& key) { return key == "exp"; });  // in kernels
+}
+
+TEST_CASE("programs/device_assert.cu: a failing assert() in a kernel gives the H100's message and cudaErrorAssert") {
+    const Run r = run({program("device_assert")});
+    CHECK(r.exit_code == 0);  // the program goes on, as on a GPU
+    CHECK(r.out == lines({{"holds", "cudaSuccess"},
+                          {"launch", "cudaSuccess"},
+                          {"sync", "cudaErrorAssert"},
+                          {"memcpy", "cudaErrorAssert"},
+                          {"last_error", "cudaErrorAssert"}}));
+    // what the H100 printed on standard error, and nothing else
+    CHECK(r.err ==
+          "tests/emu/programs/device_assert.cu:10: void check_non_negative(const int *): block: [0,0,0], thread: "
+          "[17,0,0] Assertion `values[threadIdx.x] >= 0` failed.\n");
 }
 
 TEST_CASE("programs/nan_results.cu: a kernel's float arithmetic gives the GPU's NaN, 0x7fffffff") {

@@ -304,6 +304,10 @@ def test_device_functions_are_marked_for_inlining_but_not_noinline_ones_or_host_
     assert "define void @k2() #1 {" in marked  # __noinline__ (its attribute group says noinline)
     assert "define void @h(float %0, float %1, float %2, float %3, ptr %4) #0 {" in marked  # host code
     assert inline_device_functions("define void @h() {\n  ret void\n}\n") == "define void @h() {\n  ret void\n}\n"
+    # a virtual function's define has unnamed_addr after its parameters: the attribute goes after it, as IR wants
+    virtual = inline_device_functions(ir.replace("@mad(float %0, float %1, float %2) #0",
+                                                 "@mad(float %0, float %1, float %2) unnamed_addr #0"))
+    assert "@mad(float %0, float %1, float %2) unnamed_addr alwaysinline #0 comdat !dbg !20 {" in virtual
 
 
 def test_a_kernel_that_a_launch_wrapper_calls_is_neither_copied_for_the_host_nor_inlined():

@@ -119,7 +119,9 @@ def inline_device_functions(ir):
             group = re.search(r"\) (?:[^{]*? )?#(\d+) ", line)
             if not (group and group.group(1) in noinline) and " noinline " not in line:
                 close = matching_paren(line, DEFINED_NAME.match(line).end() - 1)
-                line = line[:close + 1] + " alwaysinline" + line[close + 1:]
+                # function attributes come after (local_)unnamed_addr and addrspace (a virtual function has one)
+                at = close + 1 + re.match(r"(?: (?:local_)?unnamed_addr| addrspace\(\d+\))*", line[close + 1:]).end()
+                line = line[:at] + " alwaysinline" + line[at:]
             lines = [line] + lines[1:]
         out.extend(lines)
     return "".join(out)

@@ -95,6 +95,7 @@ enum cudaError_t {
     cudaErrorIllegalAddress = 700,
     cudaErrorLaunchOutOfResources = 701,
     cudaErrorLaunchTimeout = 702,
+    cudaErrorAssert = 710,
     cudaErrorIllegalInstruction = 715,
     cudaErrorMisalignedAddress = 716,
     cudaErrorHostMemoryAlreadyRegistered = 712,
@@ -258,7 +259,20 @@ __device__ inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b,
 __device__ inline __attribute__((noinline)) float __fadd_rn(float a, float b) { return a + b; }
 __device__ inline __attribute__((noinline)) float __fmul_rn(float a, float b) { return a * b; }
 inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
-inline int __float2int_rn(float x) { return static_cast<int>(nearbyintf(x)); }
+// PTX's conversion of a float to an integer saturates: a value past the type's range gives its nearest limit, where
+// the host's conversion (x86's cvttss2si) gives 0x80000000. A NaN gives 0 from a float and the type's lowest value
+// from a double, as on the H100 (tests/emu/programs/conversions_saturate.cu).
+template <class I, class F>
+inline I cudaemu_saturated(F x) {
+    constexpr bool is_signed = I(-1) < I(0);
+    constexpr I hi = is_signed ? I(~0ull >> (65 - 8 * sizeof(I))) : I(~0ull);
+    constexpr I lo = is_signed ? I(-hi - 1) : I(0);
+    if (x != x) return sizeof(F) == 8 ? lo : 0;
+    if (x <= F(lo)) return lo;
+    if (x >= F(hi)) return hi;
+    return static_cast<I>(x);
+}
+inline int __float2int_rn(float x) { return cudaemu_saturated<int>(nearbyintf(x)); }
 inline float __int_as_float(int x) { return __builtin_bit_cast(float, x); }
 inline int __float_as_int(float x) { return __builtin_bit_cast(int, x); }
 template <class T>

@@ -188,7 +188,8 @@ inline float __fsub_rn(float a, float b) { return a - b; }
 inline float __fdiv_rn(float a, float b) { return a / b; }
 inline float __frcp_rn(float x) { return 1.0f / x; }
 inline float __fsqrt_rn(float x) { return sqrtf(x); }
-inline float __frsqrt_rn(float x) { return 1.0f / sqrtf(x); }
+// rounded once, as the GPU's: in double the reciprocal square root of a float is close enough to round correctly
+inline float __frsqrt_rn(float x) { return static_cast<float>(1.0 / sqrt(static_cast<double>(x))); }
 inline float __tanf(float x) { return tanf(x); }
 inline float __exp10f(float x) { return exp10f(x); }
 inline float __log2f(float x) { return log2f(x); }
@@ -203,16 +204,16 @@ inline double __ddiv_rn(double a, double b) { return a / b; }
 inline double __drcp_rn(double x) { return 1.0 / x; }
 inline double __dsqrt_rn(double x) { return sqrt(x); }
 inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
-inline int __float2int_rz(float x) { return static_cast<int>(x); }
-inline int __float2int_rd(float x) { return static_cast<int>(floorf(x)); }
-inline int __float2int_ru(float x) { return static_cast<int>(ceilf(x)); }
-inline unsigned int __float2uint_rn(float x) { return static_cast<unsigned int>(nearbyintf(x)); }
-inline unsigned int __float2uint_rz(float x) { return static_cast<unsigned int>(x); }
+inline int __float2int_rz(float x) { return cudaemu_saturated<int>(truncf(x)); }
+inline int __float2int_rd(float x) { return cudaemu_saturated<int>(floorf(x)); }
+inline int __float2int_ru(float x) { return cudaemu_saturated<int>(ceilf(x)); }
+inline unsigned int __float2uint_rn(float x) { return cudaemu_saturated<unsigned int>(nearbyintf(x)); }
+inline unsigned int __float2uint_rz(float x) { return cudaemu_saturated<unsigned int>(truncf(x)); }
 inline float __int2float_rn(int x) { return static_cast<float>(x); }
 inline float __uint2float_rn(unsigned int x) { return static_cast<float>(x); }
 inline float __double2float_rn(double x) { return static_cast<float>(x); }
-inline int __double2int_rn(double x) { return static_cast<int>(nearbyint(x)); }
-inline int __double2int_rz(double x) { return static_cast<int>(x); }
+inline int __double2int_rn(double x) { return cudaemu_saturated<int>(nearbyint(x)); }
+inline int __double2int_rz(double x) { return cudaemu_saturated<int>(trunc(x)); }
 inline unsigned int __float_as_uint(float x) { return __builtin_bit_cast(unsigned int, x); }
 inline float __uint_as_float(unsigned int x) { return __builtin_bit_cast(float, x); }
 inline long long __double_as_longlong(double x) { return __builtin_bit_cast(long long, x); }
