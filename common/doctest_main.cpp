@@ -180,6 +180,7 @@ struct CourseReporter : doctest::IReporter {
     // per finding (finding_key): its kind, and how many failed tests it was found in
     std::map<std::string, std::pair<std::string, int>> tests_with_;
     int passed_ = 0, failed_ = 0;
+    bool correctness_failed_ = false;  // a test of the suite "correctness" failed
 
     // A finding is named by its kind and the first source location it gives: the same mistake found again on
     // another problem size (with other counts, threads or phases) is not printed in full again.
@@ -226,9 +227,11 @@ struct CourseReporter : doctest::IReporter {
         const bool ok = stats.testCaseSuccess && failures_.empty();
         (ok ? passed_ : failed_)++;
         out_ << "  " << (ok ? "pass  " : "FAIL  ") << name_;
-        // a check that is only judged for a correct kernel (harness.cpp) failed because correctness did: one line
+        if (!ok && suite_ == "correctness") correctness_failed_ = true;
+        // a check that is only judged for a correct kernel (harness.cpp) failed because correctness did: one line.
+        // Where every correctness test passed, the kernel is wrong on this test's own shape, which is said in full.
         static const std::string not_judged = " only judged for a correct kernel, and this one is not: ";
-        if (!failures_.empty() && failures_.front().find(not_judged) != std::string::npos) {
+        if (!failures_.empty() && failures_.front().find(not_judged) != std::string::npos && correctness_failed_) {
             out_ << " — not judged: the kernel's results are wrong (see correctness)\n";
             out_.flush();
             return;

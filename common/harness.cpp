@@ -2,6 +2,7 @@
 #include "harness.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -244,6 +245,55 @@ std::string buffer_size_problem(const Problem& p, const Run& run) {
     return "";
 }
 
+// The variable a device buffer of the host flow was allocated into ("d_C" of "kernel.cu:70: cudaMalloc(&d_C)"), or "".
+std::string buffer_name(const Run::DeviceBuffer& buf) {
+    const size_t open = buf.where.find("cudaMalloc(&");
+    if (open == std::string::npos) return "";
+    const size_t start = open + 12, end = buf.where.find(')', start);
+    return end == std::string::npos ? "" : buf.where.substr(start, end - start);
+}
+
+// The device buffer that the failed CUDA call names and that was freed before it ("d_C"), or "". The function stopped
+// at that call, so a buffer freed by then was freed before it.
+std::string freed_buffer_in(const Run& run) {
+    auto identifier = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    for (const Run::DeviceBuffer& buf : run.device_buffers) {
+        const std::string name = buffer_name(buf);
+        if (!buf.freed || name.empty()) continue;
+        for (size_t at = run.cuda_check.find(name); at != std::string::npos; at = run.cuda_check.find(name, at + 1)) {
+            const size_t after = at + name.size();
+            if ((at == 0 || !identifier(run.cuda_check[at - 1])) &&
+                (after == run.cuda_check.size() || !identifier(run.cuda_check[after])))
+                return name;
+        }
+    }
+    return "";
+}
+
+// The direction a failed cudaMemcpy(dst, src, ...) of the host flow needs, from which of its two pointers is a
+// device buffer: "cudaMemcpyHostToDevice from the host's matrix to the device's", or the other; both where unknown.
+std::string copy_direction(const Run& run) {
+    const size_t open = run.cuda_check.find("cudaMemcpy(");
+    const size_t comma = open == std::string::npos ? open : run.cuda_check.find(',', open);
+    const size_t next = comma == std::string::npos ? comma : run.cuda_check.find(',', comma + 1);
+    auto trimmed = [](std::string s) {
+        s.erase(0, s.find_first_not_of(' '));
+        s.erase(s.find_last_not_of(' ') + 1);
+        return s;
+    };
+    std::string dst, src;
+    if (next != std::string::npos) {
+        dst = trimmed(run.cuda_check.substr(open + 11, comma - open - 11));
+        src = trimmed(run.cuda_check.substr(comma + 1, next - comma - 1));
+    }
+    for (const Run::DeviceBuffer& buf : run.device_buffers) {
+        const std::string name = buffer_name(buf);
+        if (!name.empty() && name == dst) return "cudaMemcpyHostToDevice from the host's matrix to the device's";
+        if (!name.empty() && name == src) return "cudaMemcpyDeviceToHost from the device's matrix to the host's";
+    }
+    return "cudaMemcpyHostToDevice into a device buffer, cudaMemcpyDeviceToHost out of one";
+}
+
 // What went wrong with the run itself, if anything: the error codes and the emulator's diagnosis.
 std::string run_failure(const Problem& p, const Run& run) {
     std::string out;
@@ -265,10 +315,14 @@ std::string run_failure(const Problem& p, const Run& run) {
                 " — cudaGetLastError returns the error of the latest call that failed, not only the launch's: a "
                 "call before it that no CUDA_CHECK checked may be the one";
         if (run.launch_error == cudaErrorInvalidValue && run.cuda_check.find("cudaMemcpy") != std::string::npos) {
-            const std::string sizes = buffer_size_problem(p, run);
-            out += sizes.empty() ? " (a copy must stay inside its allocation, and its last argument must match its "
-                                   "pointers: cudaMemcpyHostToDevice from the host's matrix to the device's)"
-                                 : ": " + sizes;
+            const std::string sizes = buffer_size_problem(p, run), freed = freed_buffer_in(run);
+            if (!freed.empty())
+                out += ": " + freed + " was freed (cudaFree) before this copy: free a device buffer after its last use";
+            else
+                out += sizes.empty() ? " (a copy must stay inside its allocation, and its last argument must match its "
+                                       "pointers: " +
+                                           copy_direction(run) + ")"
+                                     : ": " + sizes;
         }
     } else if (run.unchecked_error != cudaSuccess)
         out = "a CUDA call in " + run.entry + " returned " + error_text(run.unchecked_error) +
@@ -839,12 +893,10 @@ Verdict check_host_flow_clean(const Problem& p, const Run& run) {
     if (!run.measured) return {false, "device buffers are only tracked on the emulator (BACKEND=emu)", "host flow"};
     if (std::string sizes = buffer_size_problem(p, run); !sizes.empty())
         return {false, p.description + ": " + sizes, "host flow"};
-    // a function a failed CUDA_CHECK stopped has not reached its cudaFree calls: no leak to report
+    // a function a failed CUDA_CHECK stopped has not reached its cudaFree calls: no leak to report, but the failure,
+    // which the correctness tests may not have met (this shape is this test's own)
     if (std::string failure = run_failure(p, run); !failure.empty())
-        return {
-            false,
-            "memory safety is only judged for a correct kernel, and this one is not: " + p.description + ": " + failure,
-            "correctness"};
+        return {false, p.description + ": " + failure, "host flow"};
     for (const Run::DeviceBuffer& buf : run.device_buffers)
         if (!buf.freed)
             return {false,

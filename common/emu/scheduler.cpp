@@ -304,8 +304,8 @@ BlockEnd run_block_threads(Worker& w, uint32_t started) {
                 w, waiter.linear, waiter.barrier_pc, 0,
                 "divergent barrier: thread " + coord(waiter.idx) + " of block " + coord(w.block_idx) +
                     " waits at __syncthreads() at %1, but thread " + coord(done.idx) +
-                    " has exited without reaching it — is a __syncthreads() inside an if that not every thread "
-                    "takes?");
+                    " has exited without reaching it — did it return before the barrier, or is a __syncthreads() "
+                    "inside an if that not every thread takes?");
             return BlockEnd::kFatal;
         }
         int count = 0;
