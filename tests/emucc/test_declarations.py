@@ -92,6 +92,15 @@ def test_initialiser_over_several_lines_keeps_them():
                     + reference("w", constant=True) + "\nint after;\n")
 
 
+def test_an_alignment_in_the_declaration_is_no_function_parameter_list():
+    # `__align__(16)` after the keyword or the type: its ( is the attribute's, and the variable is still rewritten
+    for text in ("__device__ __align__(16) float v[4];\n", "__device__ float __align__(16) v[4];\n",
+                 "__device__ __attribute__((aligned(16))) float v[4];\n"):
+        rewritten, errors = declared(text)
+        assert errors == [] and reference("v") in rewritten, text
+    assert declared("__device__ float __align__(16) f(int);\n") == ("__device__ float __align__(16) f(int);\n", [])
+
+
 def test_static_device_variable_stays_static_and_so_does_its_reference():
     assert declared("static __device__ int s;\n") == \
         ("static CUDAEMU_CONSTANT_INIT int cudaemu_initial_s{};" + reference("s", static=True) + "\n", [])

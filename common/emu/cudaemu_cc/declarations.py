@@ -14,6 +14,20 @@ DYNAMIC_SHARED_DEFINITION = (
     '__asm__(CUDAEMU_DYNAMIC_SHARED) __attribute__((weak, used));\n')
 
 
+ATTRIBUTE = re.compile(r"(?:__align__|alignas|__attribute__|__declspec)\s*\(")
+
+
+def matching_close(text, mask, open_at):
+    """Index of the `)` that closes the `(` at open_at (code only), or the text's end."""
+    depth = 0
+    for i in range(open_at, len(text)):
+        if mask[i]:
+            depth += {"(": 1, ")": -1}.get(text[i], 0)
+            if depth == 0:
+                return i
+    return len(text)
+
+
 def hoist_alignas(text, mask):
     """`__shared__ alignas(16) float tile[N];`: nvcc reads __shared__ as an attribute, but here it is a storage class
     (`static thread_local`), after which C++ allows no alignas. The alignas moves to the declaration's start, the
@@ -81,10 +95,13 @@ def rewrite_memory_declarations(path, text, mask, errors):
         start = statement_start(text, mask, m.start())
         if start is None:
             continue
-        # the first of ( = { ; after the keyword says what is declared: a function has its ( first
+        # the first of ( = { ; after the keyword says what is declared: a function has its ( first. An alignment or
+        # attribute (`__device__ __align__(16) float v[4];`) is part of neither, and is stepped over.
         k = m.end()
         while k < len(text) and not (mask[k] and text[k] in "(={;"):
-            k += 1
+            attribute = ATTRIBUTE.match(text, k) if mask[k] and (k == 0 or not (text[k - 1].isalnum() or
+                                                                                text[k - 1] == "_")) else None
+            k = matching_close(text, mask, attribute.end() - 1) + 1 if attribute else k + 1
         if k >= len(text) or text[k] == "(":
             continue
         prefix = text[start:m.start()]

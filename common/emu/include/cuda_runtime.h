@@ -544,33 +544,38 @@ inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* num_blocks
     return cudaOccupancyMaxActiveBlocksPerMultiprocessor(num_blocks, reinterpret_cast<const void*>(func), block_size,
                                                          dynamic_shared_bytes);
 }
+// A symbol's address as the runtime takes it, whatever its qualifiers (`__device__ volatile int flag`)
+template <class T>
+inline const void* cudaemu_symbol(const T& symbol) {
+    return const_cast<const void*>(static_cast<const volatile void*>(__builtin_addressof(symbol)));
+}
 template <class T>
 inline cudaError_t cudaMemcpyToSymbol(const T& symbol, const void* src, size_t bytes, size_t offset = 0,
                                       cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
-    return cudaMemcpyToSymbol(static_cast<const void*>(&symbol), src, bytes, offset, kind);
+    return cudaMemcpyToSymbol(cudaemu_symbol(symbol), src, bytes, offset, kind);
 }
 template <class T>
 inline cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, size_t bytes, size_t offset = 0,
                                         cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
-    return cudaMemcpyFromSymbol(dst, static_cast<const void*>(&symbol), bytes, offset, kind);
+    return cudaMemcpyFromSymbol(dst, cudaemu_symbol(symbol), bytes, offset, kind);
 }
 template <class T>
 inline cudaError_t cudaMemcpyToSymbolAsync(const T& symbol, const void* src, size_t bytes, size_t offset = 0,
                                            cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t stream = 0) {
-    return cudaMemcpyToSymbolAsync(static_cast<const void*>(&symbol), src, bytes, offset, kind, stream);
+    return cudaMemcpyToSymbolAsync(cudaemu_symbol(symbol), src, bytes, offset, kind, stream);
 }
 template <class T>
 inline cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const T& symbol, size_t bytes, size_t offset = 0,
                                              cudaMemcpyKind kind = cudaMemcpyDeviceToHost, cudaStream_t stream = 0) {
-    return cudaMemcpyFromSymbolAsync(dst, static_cast<const void*>(&symbol), bytes, offset, kind, stream);
+    return cudaMemcpyFromSymbolAsync(dst, cudaemu_symbol(symbol), bytes, offset, kind, stream);
 }
 template <class T>
 inline cudaError_t cudaGetSymbolAddress(void** dev_ptr, const T& symbol) {
-    return cudaGetSymbolAddress(dev_ptr, static_cast<const void*>(&symbol));
+    return cudaGetSymbolAddress(dev_ptr, cudaemu_symbol(symbol));
 }
 template <class T>
 inline cudaError_t cudaGetSymbolSize(size_t* bytes, const T& symbol) {
-    return cudaGetSymbolSize(bytes, static_cast<const void*>(&symbol));
+    return cudaGetSymbolSize(bytes, cudaemu_symbol(symbol));
 }
 template <class T>
 inline cudaError_t cudaMallocHost(T** ptr, size_t bytes) {
@@ -612,9 +617,10 @@ void* define_device_variable(const void* init, size_t bytes, size_t align, bool 
 // nvcc refuses a __device__ or __constant__ variable whose initial value needs code to compute ("dynamic
 // initialization is not supported"); so does clang here, through this attribute on the initial value
 #define CUDAEMU_CONSTANT_INIT __attribute__((require_constant_initialization))
-#define CUDAEMU_DEVICE_VARIABLE(init, constant, name)                 \
-    (*static_cast<decltype(init)*>(::cudaemu::define_device_variable( \
-        __builtin_addressof(init), sizeof(init), alignof(decltype(init)), constant, name, __FILE__, __LINE__)))
+#define CUDAEMU_DEVICE_VARIABLE(init, constant, name)                                                        \
+    (*static_cast<decltype(init)*>(::cudaemu::define_device_variable(                                        \
+        const_cast<const void*>(static_cast<const volatile void*>(__builtin_addressof(init))), sizeof(init), \
+        alignof(decltype(init)), constant, name, __FILE__, __LINE__)))
 
 #include "cudaemu_host_memory.h"    // cudaHostRegister, mapped memory, cudaSetDeviceFlags, occupancy-based sizing
 #include "cudaemu_device_config.h"  // versions, cache and limit settings, pointer attributes, host functions
