@@ -249,13 +249,10 @@ struct CourseReporter : doctest::IReporter {
                 continue;
             }
             std::istringstream lines(f);
-            bool new_finding = false;  // in this failure: a finding not shown before
             for (std::string line; std::getline(lines, line);) {
                 size_t indent = line.find_first_not_of(' ');
                 if (indent == std::string::npos) continue;
                 std::string body = line.substr(indent);
-                // "... and 5 more" findings, after only findings shown before: not news either
-                if (indent > 0 && body.rfind("... and ", 0) == 0 && !new_finding) continue;
                 // an indented line is an emulator finding: "[the emulator also found ]race: ..."; one shown before is
                 // only named, at the end of the line before it
                 if (indent > 0 && body.rfind("... and ", 0) != 0) {
@@ -278,7 +275,6 @@ struct CourseReporter : doctest::IReporter {
                                 (said.back().back() == ':' ? " " : "; ") + ("the " + kind + " shown above again");
                         continue;
                     }
-                    new_finding = true;
                     shown_here.insert(finding_key(finding));
                 }
                 // a line that only introduces findings ("1×1·1×1 seeded random (seed 10):") says nothing itself

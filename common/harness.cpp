@@ -286,10 +286,19 @@ std::string copy_direction(const Run& run) {
         dst = trimmed(run.cuda_check.substr(open + 11, comma - open - 11));
         src = trimmed(run.cuda_check.substr(comma + 1, next - comma - 1));
     }
+    const bool to_host = run.cuda_check.find("cudaMemcpyDeviceToHost") != std::string::npos,
+               to_device = run.cuda_check.find("cudaMemcpyHostToDevice") != std::string::npos;
     for (const Run::DeviceBuffer& buf : run.device_buffers) {
         const std::string name = buffer_name(buf);
-        if (!name.empty() && name == dst) return "cudaMemcpyHostToDevice from the host's matrix to the device's";
-        if (!name.empty() && name == src) return "cudaMemcpyDeviceToHost from the device's matrix to the host's";
+        if (name.empty() || (name != dst && name != src)) continue;
+        // the kind says the other way: either it or the order of the pointers is wrong, which the call cannot tell
+        if ((name == dst && to_host) || (name == src && to_device))
+            return std::string("its pointers make it a copy ") + (name == dst ? "to" : "from") +
+                   " the device and its kind one " + (name == dst ? "from" : "to") +
+                   " it: the kind or the order of the pointers is wrong (the destination comes first: cudaMemcpy(dst, "
+                   "src, bytes, kind))";
+        return name == dst ? "cudaMemcpyHostToDevice from the host's matrix to the device's"
+                           : "cudaMemcpyDeviceToHost from the device's matrix to the host's";
     }
     return "cudaMemcpyHostToDevice into a device buffer, cudaMemcpyDeviceToHost out of one";
 }
@@ -302,9 +311,10 @@ std::string run_failure(const Problem& p, const Run& run) {
             "your kernel.cu defines no " + run.entry + " (lab.h): lab 1's second part, the round trip from host memory";
     else if (!run.cuda_check.empty()) {
         out = run.cuda_check + " failed with " + error_text(run.launch_error) + ", so " + run.entry + " stopped there";
-        const bool kernel_error = run.launch_error == cudaErrorIllegalAddress ||
-                                  run.launch_error == cudaErrorMisalignedAddress ||
-                                  run.launch_error == cudaErrorLaunchFailure;
+        const bool kernel_error =
+            run.launch_error == cudaErrorIllegalAddress || run.launch_error == cudaErrorMisalignedAddress ||
+            run.launch_error == cudaErrorLaunchFailure || run.launch_error == cudaErrorAssert ||
+            run.launch_error == cudaErrorLaunchTimeout || run.launch_error == cudaErrorIllegalInstruction;
         if (kernel_error && run.cuda_check.find("cudaMemcpy") != std::string::npos)
             out +=
                 ". That error is the kernel's: the copy back was the first call to wait for it. Wait for the kernel "
@@ -893,10 +903,17 @@ Verdict check_host_flow_clean(const Problem& p, const Run& run) {
     if (!run.measured) return {false, "device buffers are only tracked on the emulator (BACKEND=emu)", "host flow"};
     if (std::string sizes = buffer_size_problem(p, run); !sizes.empty())
         return {false, p.description + ": " + sizes, "host flow"};
-    // a function a failed CUDA_CHECK stopped has not reached its cudaFree calls: no leak to report, but the failure,
-    // which the correctness tests may not have met (this shape is this test's own)
-    if (std::string failure = run_failure(p, run); !failure.empty())
+    // a function a failed CUDA_CHECK stopped has not reached its cudaFree calls: no leak to report. A failure of the
+    // kernel's is correctness's (the reporter says so in one line where a correctness test failed); one of the host
+    // flow's own calls is this test's
+    if (std::string failure = run_failure(p, run); !failure.empty()) {
+        if (!run.findings.empty() || run.sync_error != cudaSuccess)
+            return {false,
+                    "memory safety is only judged for a correct kernel, and this one is not: " + p.description + ": " +
+                        failure,
+                    "correctness"};
         return {false, p.description + ": " + failure, "host flow"};
+    }
     for (const Run::DeviceBuffer& buf : run.device_buffers)
         if (!buf.freed)
             return {false,

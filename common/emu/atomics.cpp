@@ -26,8 +26,11 @@ void count_atomic(uintptr_t a, size_t size, uintptr_t pc) {
             else
                 w->shadow_words[word].write_epoch = w->block_first_epoch;
         }
-    } else if (w && w->current && !g_registered.empty()) {  // w: the worker found above
-        if (registered_access(*w, a, size, false, pc, 0)) registered_access(*w, a, size, true, pc, 0);
+    } else if (w && w->current) {  // w: the worker found above
+        if (!g_registered.empty() && registered_access(*w, a, size, false, pc, 0))
+            registered_access(*w, a, size, true, pc, 0);
+        else if (around_shared_memory(*w, a))
+            outside_shared_memory(*w, a, size, true, pc);
     }
 }
 

@@ -372,6 +372,7 @@ void tag_race(Worker& w, uintptr_t pc, uintptr_t other_pc, size_t offset, bool c
         const std::string at = shared_variable_at(offset);
         d.variable = at.substr(0, at.find(" ("));
         d.writes = writes;
+        d.array = shared_variable_bytes(offset) > 8;
     }
     d.tagged_race = true;
     d.cross_warp = d.cross_warp || cross_warp;
@@ -580,22 +581,6 @@ __attribute__((noinline)) void outside_device_memory(Worker& w, uintptr_t a, siz
     abort_block(w, cudaErrorIllegalAddress);
 }
 
-// An access from kernel code past the end of the block's shared memory, or before its start, into the thread-local
-// storage around it (tls_lo): a finding and cudaErrorIllegalAddress, as a GPU faults there; the access is not made,
-// since the memory there is the emulator's and the C library's.
-[[noreturn]] __attribute__((noinline, cold)) void outside_shared_memory(Worker& w, uintptr_t a, size_t size, bool store,
-                                                                        uintptr_t pc) {
-    const uintptr_t end = w.shared_lo + w.shared_size;
-    const std::string where = a >= end ? std::to_string(a + size - end) + " bytes past the end of"
-                                       : std::to_string(w.shared_lo - a) + " bytes before the start of";
-    add_diag(w, DiagKind::kOutOfBounds, w.current->linear, pc, 0,
-             std::string("out-of-bounds ") + (store ? "store" : "load") + " of " + std::to_string(size) +
-                 " bytes at %1 by thread " + coord(w.current->idx) + " of block " + coord(w.block_idx) + ": " + where +
-                 " the block's shared memory (" + std::to_string(w.shared_size) +
-                 " bytes, its __shared__ variables), where a GPU faults");
-    abort_block(w, cudaErrorIllegalAddress);
-}
-
 // `align`: the alignment the access needs (0 or 1: none).
 __attribute__((always_inline)) inline void on_access(uintptr_t a, size_t size, bool store, uintptr_t pc,
                                                      size_t align = 0) {
@@ -607,12 +592,14 @@ __attribute__((always_inline)) inline void on_access(uintptr_t a, size_t size, b
     }
     Worker* w = tls_worker;
     if (w && w->current) {
-        if (a - w->shared_lo < w->shared_size)
+        if (a - w->shared_lo < w->shared_size) {
+            if (__builtin_expect(a + size - w->shared_lo > w->shared_size, 0))  // runs past the end
+                outside_shared_memory(*w, a, size, store, pc);
             shared_access(*w, a, size, store, pc, request);
-        else if (__builtin_expect(a - w->tls_lo < w->tls_size, 0))
-            outside_shared_memory(*w, a, size, store, pc);
-        else if (__builtin_expect(!g_registered.empty(), 0) && registered_access(*w, a, size, store, pc, request))
+        } else if (__builtin_expect(!g_registered.empty(), 0) && registered_access(*w, a, size, store, pc, request))
             return;
+        else if (__builtin_expect(around_shared_memory(*w, a), 0))
+            outside_shared_memory(*w, a, size, store, pc);
         else if (__builtin_expect(a < kNullPage, 0) || __builtin_expect(!g_host_only.empty(), 0))
             outside_device_memory(*w, a, size, store, pc);
     }
@@ -621,6 +608,24 @@ __attribute__((always_inline)) inline void on_access(uintptr_t a, size_t size, b
 }  // namespace
 
 const std::vector<HostAccessReport>& host_accesses() { return g_host_accesses; }
+
+bool around_shared_memory(const Worker& w, uintptr_t a) {
+    return a - w.tls_lo < w.tls_size && a - reinterpret_cast<uintptr_t>(w.stacks) >= w.stack_stride * w.fibers.size();
+}
+
+// The thread-local storage around the shared memory holds the emulator's and the C library's variables: the access
+// is reported and not made.
+void outside_shared_memory(Worker& w, uintptr_t a, size_t size, bool store, uintptr_t pc) {
+    const uintptr_t end = w.shared_lo + w.shared_size;
+    const std::string where = a + size > end ? std::to_string(a + size - end) + " bytes past the end of"
+                                             : std::to_string(w.shared_lo - a) + " bytes before the start of";
+    add_diag(w, DiagKind::kOutOfBounds, w.current->linear, pc, 0,
+             std::string("out-of-bounds ") + (store ? "store" : "load") + " of " + std::to_string(size) +
+                 " bytes at %1 by thread " + coord(w.current->idx) + " of block " + coord(w.block_idx) + ": " + where +
+                 " the block's shared memory (" + std::to_string(w.shared_size) +
+                 " bytes, its __shared__ variables), where a GPU faults");
+    abort_block(w, cudaErrorIllegalAddress);
+}
 void clear_host_accesses() {
     std::lock_guard<std::mutex> lock(g_host_access_mutex);
     g_host_accesses.clear();

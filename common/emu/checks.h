@@ -28,6 +28,11 @@ void clear_host_accesses();  // clear_launches()'s part: the host_accesses() lis
 void judge_pending_reads(Worker& w);
 // The store Worker::pending_store noted, now done: a race between blocks if it changed the words.
 void judge_pending_store(Worker& w);
+// An address in the thread-local storage around the block's shared memory (Worker::tls_lo), but not a fiber's stack:
+// kernel code reaches it only through an index past its shared arrays. outside_shared_memory reports such an access
+// and ends the block, as a GPU faults there; the access is not made.
+bool around_shared_memory(const Worker& w, uintptr_t a);
+[[noreturn]] void outside_shared_memory(Worker& w, uintptr_t a, size_t size, bool store, uintptr_t pc);
 // The running block orders its stores with other blocks' (an atomic or a fence): none of them is judged a race.
 void note_block_orders();
 

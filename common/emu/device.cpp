@@ -85,8 +85,11 @@ static T atomic_rmw(T* address, T value, uintptr_t pc, Op op) {
             for (size_t i = 0; i < 4; ++i) w->shadow_bytes[word * 4 + i].write_epoch = w->block_first_epoch;
         else
             w->shadow_words[word].write_epoch = w->block_first_epoch;
-    } else if (w && w->current && !g_registered.empty()) {  // w: the worker found above
-        if (registered_access(*w, a, sizeof(T), false, pc, 0)) registered_access(*w, a, sizeof(T), true, pc, 0);
+    } else if (w && w->current) {  // w: the worker found above
+        if (!g_registered.empty() && registered_access(*w, a, sizeof(T), false, pc, 0))
+            registered_access(*w, a, sizeof(T), true, pc, 0);
+        else if (around_shared_memory(*w, a))
+            outside_shared_memory(*w, a, sizeof(T), true, pc);
     }
     return op(address, value);
 }

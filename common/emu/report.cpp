@@ -112,8 +112,9 @@ int line_in(const std::vector<Frame>& context, const SourceLocation& l) {
 }
 
 // A race of two stores from one line of the source (in the same function, reached the same way)
+// into an array (a scalar has no index to ask about)
 bool one_line_stores(const RawDiag& d) {
-    if (d.writes != 3) return false;
+    if (d.writes != 3 || !d.array) return false;
     const SourceLocation a = location_of(d.pc1), b = location_of(d.pc2);
     auto same = [](const Frame& f, const Frame& g) { return f.file == g.file && f.line == g.line; };
     return a.line && a.file == b.file && a.line == b.line &&
@@ -207,8 +208,8 @@ std::string worded_races(const std::vector<const RawDiag*>& group, uint64_t coun
         text += " (" + std::to_string(count) + " times)";
     }
     const std::string missing = " — is a " + barrier_name + " missing?";
-    // two threads storing to one element from one line: the index that gave them the same element is the question,
-    // as a barrier would only order the two stores, and one of the values would still be lost
+    // two threads storing to one element of an array from one line: the index that gave them the same element is the
+    // question, as a barrier would only order the two stores, and one of the values would still be lost
     if (std::all_of(group.begin(), group.end(), [](const RawDiag* d) { return one_line_stores(*d); })) {
         std::string store_lines;
         for (const RawDiag* d : group) {
@@ -219,8 +220,8 @@ std::string worded_races(const std::vector<const RawDiag*>& group, uint64_t coun
                (group.size() == 1 ? ". Both stores are " + store_lines + "'s: does its index"
                                   : ". Each pair's two stores are one line's (" + store_lines + "): does the index") +
                " give two threads the same element, where each should store its own? A barrier would only order the "
-               "stores, and one value would still be lost (uninitialised reads in this launch are not reported until "
-               "then: they may follow from it)";
+               "stores, and one value would still be lost (uninitialised reads of that array in this launch are not "
+               "reported until then: they may follow from it)";
     }
     if (!comparable || !first_met) return text + missing;
     if (first_met == second_met)
@@ -492,14 +493,20 @@ void finish_report(LaunchReport& r, const std::vector<Worker*>& workers) {
     std::vector<uintptr_t> pcs;
     for (const RawDiag& d : ordered) pcs.push_back(d.pc1), pcs.push_back(d.pc2), pcs.push_back(d.barrier_pc);
     symbolize(pcs);
-    // Two threads storing to one element from one line (an index that gives them the same element) leave the element
-    // one of them should have stored unwritten: its reads are not reported, as they follow from it
-    const bool colliding_stores = std::any_of(ordered.begin(), ordered.end(),
-                                              [](const RawDiag& d) { return d.tagged_race && one_line_stores(d); });
-    if (colliding_stores)
-        ordered.erase(std::remove_if(ordered.begin(), ordered.end(),
-                                     [](const RawDiag& d) { return d.kind == DiagKind::kUninitialised; }),
-                      ordered.end());
+    // Two threads storing to one element of an array from one line (an index that gives them the same element) leave
+    // the element one of them should have stored unwritten: reads of that array's unwritten elements are not
+    // reported, as they follow from it
+    std::vector<std::string> collided;  // "'As' (byte": the arrays of such stores, as uninitialised reads name them
+    for (const RawDiag& d : ordered)
+        if (d.tagged_race && one_line_stores(d)) collided.push_back(d.variable + " (byte");
+    ordered.erase(std::remove_if(ordered.begin(), ordered.end(),
+                                 [&](const RawDiag& d) {
+                                     return d.kind == DiagKind::kUninitialised &&
+                                            std::any_of(collided.begin(), collided.end(), [&](const std::string& v) {
+                                                return d.text.find(v) != std::string::npos;
+                                            });
+                                 }),
+                  ordered.end());
     // block races grouped by the barrier they follow; the group is reported where its first member is
     std::map<std::string, std::vector<const RawDiag*>> races;
     for (const RawDiag& d : ordered)

@@ -39,7 +39,8 @@ struct RawDiag {
     std::string variable;      // 'As'
     int stages = 0;            // where 'As' is As[2][..]... (symbols.h, shared_stages_at): its first dimension
 
-    int writes = 0;  // which access stores: 1 the one at pc1, 2 the one at pc2, 3 both
+    int writes = 0;      // which access stores: 1 the one at pc1, 2 the one at pc2, 3 both
+    bool array = false;  // 'As' has more than one element of the access's size (it has an index)
     // An index outside its own dimension of an array (index_checks.cpp): the launch's races and uninitialised reads
     // are left out of its report, as they may follow from it.
     bool index_dimension = false;

@@ -59,11 +59,15 @@ int find_tls_block(dl_phdr_info* info, size_t, void* out) {
     return 1;  // the first module is the executable
 }
 
-// The lowest address of this thread's thread-local storage, over every module that has some
+// The lowest address of this thread's static thread-local storage: the blocks of the modules loaded with the program
+// lie below the executable's, within a few KiB (a module opened later has its block elsewhere, on the heap)
+struct TlsBounds {
+    uintptr_t lowest, floor;
+};
 int find_lowest_tls(dl_phdr_info* info, size_t, void* out) {
-    auto* lowest = static_cast<uintptr_t*>(out);
+    auto* bounds = static_cast<TlsBounds*>(out);
     const auto data = reinterpret_cast<uintptr_t>(info->dlpi_tls_data);
-    if (data && data < *lowest) *lowest = data;
+    if (data >= bounds->floor && data < bounds->lowest) bounds->lowest = data;
     return 0;
 }
 
@@ -90,8 +94,9 @@ void init_worker(Worker& w) {
     w.shared_lo = range.first;
     w.shared_size = range.first ? program_tls_end(range.second) : 0;
     if (range.first) {
-        uintptr_t lowest = range.first;
-        dl_iterate_phdr(find_lowest_tls, &lowest);
+        TlsBounds bounds{range.first, range.first > 65536 ? range.first - 65536 : 0};
+        dl_iterate_phdr(find_lowest_tls, &bounds);
+        const uintptr_t lowest = bounds.lowest;
         // the other modules' blocks lie below the executable's; x86-64's glibc keeps the thread's control block
         // (struct pthread, about 2 KiB) right after it, which 4 KiB more covers
         w.tls_lo = lowest;

@@ -243,6 +243,12 @@ std::string shared_variable_at(uint64_t offset) {
     return "shared byte " + std::to_string(offset);
 }
 
+uint64_t shared_variable_bytes(uint64_t offset) {
+    for (const TlsSymbol& s : tls_symbols())
+        if (offset >= s.offset && offset < s.offset + s.size) return s.size;
+    return 0;
+}
+
 SharedStages shared_stages_at(uint64_t offset) {
     for (const TlsSymbol& s : tls_symbols())
         if (offset >= s.offset && offset < s.offset + s.size)

@@ -40,6 +40,8 @@ struct ElfSymbol {
 const std::vector<ElfSymbol>& executable_symbols();
 // "'As' (byte 12)": the __shared__ variable at this offset of the TLS block.
 std::string shared_variable_at(uint64_t offset);
+// The size in bytes of the __shared__ variable at this offset of the TLS block (0 where none is known).
+uint64_t shared_variable_bytes(uint64_t offset);
 // Where the __shared__ variable at this offset is an array of two or more dimensions whose first is 2 to 4
 // (As[2][BK][BM]: the stages of a double or triple buffer, if that is what it is): that first dimension, and the
 // array's first byte and size; stages 0 otherwise.

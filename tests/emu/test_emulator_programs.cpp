@@ -82,6 +82,7 @@ const ErrorProgram kErrorPrograms[] = {
     {"error_null_pointer", "out-of-bounds", cudaErrorIllegalAddress},
     {"error_before_first_allocation", "out-of-bounds", cudaErrorIllegalAddress},
     {"error_shared_past_end", "out-of-bounds", cudaErrorIllegalAddress},
+    {"error_shared_atomic_past_end", "out-of-bounds", cudaErrorIllegalAddress},
     {"error_barrier_early_exit", "barrier", cudaErrorLaunchFailure},
     {"error_barrier_two_sites", "barrier", cudaErrorLaunchFailure},
     {"error_race_missing_barrier", "race", cudaSuccess},
@@ -260,6 +261,10 @@ TEST_CASE("error programs: the right error names after the launch, and the diagn
     CHECK(contains(past.err, "tile[16][.]: index 16 outside 0..15"));
     CHECK(
         contains(past.err, "4 bytes past the end of the block's shared memory (1024 bytes, its __shared__ variables)"));
+    const Run atomic = run({program("error_shared_atomic_past_end")});  // an atomic, through a pointer
+    CHECK(contains(atomic.err, "error_shared_atomic_past_end.cu:16: cudaemu: out-of-bounds"));
+    CHECK(contains(atomic.err, "out-of-bounds store of 4 bytes"));
+    CHECK(contains(atomic.err, "4 bytes past the end of the block's shared memory (1024 bytes"));
     // a float4 through an element's address, past that element's row: each access with the elements it spans, shared
     // and a thread's own array, loads and stores; the float4 that ends at its row's end is no error
     const Run vector = run({program("error_vector_outside_dimension")});

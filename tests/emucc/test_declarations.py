@@ -99,6 +99,11 @@ def test_an_alignment_in_the_declaration_is_no_function_parameter_list():
         rewritten, errors = declared(text)
         assert errors == [] and reference("v") in rewritten, text
     assert declared("__device__ float __align__(16) f(int);\n") == ("__device__ float __align__(16) f(int);\n", [])
+    # after the name, or in [[...]], it would not fit the rewritten declaration: refused by name, never left on the host
+    for text in ("__device__ float w[4] __attribute__((aligned(16)));\n", "__device__ [[gnu::aligned(16)]] float q[4];\n",
+                 "__device__ float v __attribute__((unused)) = 1.f;\n"):
+        rewritten, errors = declared(text)
+        assert rewritten == text and len(errors) == 1 and "before its name" in errors[0], text
 
 
 def test_static_device_variable_stays_static_and_so_does_its_reference():

@@ -101,7 +101,12 @@ def rewrite_memory_declarations(path, text, mask, errors):
         while k < len(text) and not (mask[k] and text[k] in "(={;"):
             attribute = ATTRIBUTE.match(text, k) if mask[k] and (k == 0 or not (text[k - 1].isalnum() or
                                                                                 text[k - 1] == "_")) else None
-            k = matching_close(text, mask, attribute.end() - 1) + 1 if attribute else k + 1
+            if attribute:
+                k = matching_close(text, mask, attribute.end() - 1) + 1
+            elif mask[k] and text.startswith("[[", k):  # [[gnu::aligned(16)]]
+                k = text.find("]]", k) + 2 if text.find("]]", k) >= 0 else len(text)
+            else:
+                k += 1
         if k >= len(text) or text[k] == "(":
             continue
         prefix = text[start:m.start()]
@@ -124,6 +129,20 @@ def rewrite_memory_declarations(path, text, mask, errors):
         if re.search(r"\boperator\b", declarator):
             continue
         rest = re.sub(r"\b(__device__|__constant__)\b", lambda x: " " * len(x.group()), declarator)
+        # attributes are no part of a name: blanked in `rest` (its length kept). One after the name (`float w[4]
+        # __attribute__((aligned(16)))`), or in [[...]], would not fit the rewritten declaration: refused by name, with
+        # the form that is taken
+        attributes = list(re.finditer(r"(?<![\w])(?:__align__|alignas|__attribute__|__declspec)\s*\(|\[\[", rest))
+        for a in reversed(attributes):
+            close = (rest.find("]]", a.start()) + 1 if a.group().startswith("[[")
+                     else matching_close(rest, mask[m.end():m.end() + len(rest)], a.end() - 1))
+            close = len(rest) - 1 if close <= 0 or close >= len(rest) else close
+            rest = rest[:a.start()] + " " * (close + 1 - a.start()) + rest[close + 1:]
+        last_name = re.search(r"([A-Za-z_]\w*)\s*(\[[^\]]*\]\s*)*$", rest)
+        if any(a.group().startswith("[[") or (last_name and a.start() > last_name.start(1)) for a in attributes):
+            errors.append(where + "the CPU emulator takes the alignment or attribute of a %s variable before its name, "
+                                  "`%s __align__(16) float name[N];`, not after it or as [[...]]" % (keyword, keyword))
+            continue
         depth = 0
         for i, c in enumerate(rest):  # the first declarator ends at the first comma outside the type's brackets
             depth += 1 if c in "<([" else -1 if c in ">)]" else 0
