@@ -14,7 +14,7 @@ DYNAMIC_SHARED_DEFINITION = (
     '__asm__(CUDAEMU_DYNAMIC_SHARED) __attribute__((weak, used));\n')
 
 
-ATTRIBUTE = re.compile(r"(?:__align__|alignas|__attribute__|__declspec)\s*\(")
+ATTRIBUTE = re.compile(r"(?<![\w])(?:__align__|alignas|__attribute__|__declspec)\s*\(")  # up to its (
 
 
 def matching_close(text, mask, open_at):
@@ -99,8 +99,7 @@ def rewrite_memory_declarations(path, text, mask, errors):
         # attribute (`__device__ __align__(16) float v[4];`) is part of neither, and is stepped over.
         k = m.end()
         while k < len(text) and not (mask[k] and text[k] in "(={;"):
-            attribute = ATTRIBUTE.match(text, k) if mask[k] and (k == 0 or not (text[k - 1].isalnum() or
-                                                                                text[k - 1] == "_")) else None
+            attribute = ATTRIBUTE.match(text, k) if mask[k] else None
             if attribute:
                 k = matching_close(text, mask, attribute.end() - 1) + 1
             elif mask[k] and text.startswith("[[", k):  # [[gnu::aligned(16)]]
@@ -132,7 +131,7 @@ def rewrite_memory_declarations(path, text, mask, errors):
         # attributes are no part of a name: blanked in `rest` (its length kept). One after the name (`float w[4]
         # __attribute__((aligned(16)))`), or in [[...]], would not fit the rewritten declaration: refused by name, with
         # the form that is taken
-        attributes = list(re.finditer(r"(?<![\w])(?:__align__|alignas|__attribute__|__declspec)\s*\(|\[\[", rest))
+        attributes = list(re.finditer(ATTRIBUTE.pattern + r"|\[\[", rest))
         for a in reversed(attributes):
             close = (rest.find("]]", a.start()) + 1 if a.group().startswith("[[")
                      else matching_close(rest, mask[m.end():m.end() + len(rest)], a.end() - 1))
