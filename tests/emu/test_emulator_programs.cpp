@@ -176,6 +176,18 @@ TEST_CASE(
     check_against_h100("host_device_copies", [](const std::string& key) { return key == "exp"; });  // in kernels
 }
 
+TEST_CASE("programs/fma_order.cu: of two products added, the one nvcc ranks lower is fused, as on the H100") {
+    check_against_h100("fma_order", [](const std::string&) { return false; });
+}
+
+TEST_CASE("programs/min_max_zeros.cu: fminf and fmaxf order -0 below +0 in either operand, as on the H100") {
+    check_against_h100("min_max_zeros", [](const std::string&) { return false; });
+}
+
+TEST_CASE("programs/integer_division.cu: a division by 0 or of INT_MIN by -1 gives the H100's result, no SIGFPE") {
+    check_against_h100("integer_division", [](const std::string&) { return false; });
+}
+
 TEST_CASE("programs/device_assert.cu: a failing assert() in a kernel gives the H100's message and cudaErrorAssert") {
     const Run r = run({program("device_assert")});
     CHECK(r.exit_code == 0);  // the program goes on, as on a GPU

@@ -4,7 +4,8 @@ itself is what tests/emu/programs/fma_contraction.cu showed on an H100 (and the 
 pin each of its parts.
 """
 from cudaemu_cc.arithmetic import (canonical_nans, fuse_across_statements, fuse_device_multiply_adds, host_copies,
-                                   inline_device_functions, math_function)
+                                   inline_device_functions, integer_division_without_traps, math_function,
+                                   signed_zero_min_max)
 
 ANNOTATED = '''@.str = private unnamed_addr constant [15 x i8] c"cudaemu.device\\00", section "llvm.metadata"
 @llvm.global.annotations = appending global [1 x { ptr, ptr, ptr, i32, ptr }] [{ ptr, ptr, ptr, i32, ptr } \
@@ -347,3 +348,54 @@ def test_float_results_of_device_arithmetic_become_the_gpus_nan_and_moves_keep_t
     for kept in ("%10 = fmul double", "%11 = select i1 true", "%12 = bitcast i32 -4194303"):  # double, moves
         assert "  " + kept in out
     assert canonical_nans(module(body)).split("define void @h(")[1] == module(body).split("define void @h(")[1]
+
+
+def test_of_two_products_nvvm_fuses_the_one_of_lower_rank_first():
+    # fma_order.cu: loads a, b, c, d in that order; a*d ranks as d, above b*c, so b*c goes left and is fused, whichever
+    # way round the add is written; arguments rank below loads; a subtract is not reordered
+    loads = "".join("  %%%s = load float, ptr %%p%s, align 4\n" % (n, n) for n in "abcd")
+    for add in ("  %7 = fadd float %6, %5\n", "  %7 = fadd float %5, %6\n"):
+        body = loads + "  %5 = fmul float %b, %c\n  %6 = fmul float %a, %d\n" + add + stored("%7") + "  ret void\n"
+        assert fma("%7", "%b", "%c", "%6") in device_body(fuse_across_statements(module(body)))
+    body = "  %a = load float, ptr %pa, align 4\n  %5 = fmul float %a, %a\n  %6 = fmul float %0, %1\n" \
+           "  %7 = fadd float %5, %6\n" + stored("%7") + "  ret void\n"
+    assert fma("%7", "%0", "%1", "%5") in device_body(fuse_across_statements(module(body)))
+    body = loads + "  %5 = fmul float %b, %c\n  %6 = fmul float %a, %d\n  %7 = fsub float %6, %5\n" + stored("%7") + \
+        "  ret void\n"
+    assert "%cudaemu.fneg.7 = fneg float %5" in device_body(fuse_across_statements(module(body)))
+
+
+def test_the_fields_of_a_struct_copied_whole_rank_alike():
+    # float2 f = p[0], g = p[1]: one load each on the GPU, so f.x*g.y and f.y*g.x tie, and the left is fused
+    body = "".join("  %%%s.%s = getelementptr inbounds %%struct.float2, ptr %%4, i64 %d, i32 %d\n"
+                   "  %%%s.%s.copyload = load float, ptr %%%s.%s, align 4\n" % (v, f, i, j, v, f, v, f)
+                   for i, v in enumerate("fg") for j, f in enumerate("xy"))
+    body += ("  %5 = fmul float %f.x.copyload, %g.y.copyload\n  %6 = fmul float %f.y.copyload, %g.x.copyload\n"
+             "  %7 = fadd float %5, %6\n" + stored("%7") + "  ret void\n")
+    assert fma("%7", "%f.x.copyload", "%g.y.copyload", "%6") in device_body(fuse_across_statements(module(body)))
+    renamed = body.replace(".copyload", ".loaded")  # separate loads: g.x ranks below g.y, so f.y*g.x goes left
+    assert fma("%7", "%f.y.loaded", "%g.x.loaded", "%5") in device_body(fuse_across_statements(module(renamed)))
+
+
+def test_integer_division_by_a_variable_takes_the_gpus_result_for_zero_and_minus_one():
+    body = ("  %5 = sdiv i32 %a, %b, !dbg !7\n  %6 = urem i64 %c, %d\n  %7 = udiv i32 %a, 16\n"
+            "  %8 = sdiv i64 %c, 0\n  ret void\n")
+    out = device_body(integer_division_without_traps(module(body)))
+    assert '%"cudaemu.value.5" = sdiv i32 %a, %"cudaemu.divisor.5", !dbg !7' in out
+    assert '%"cudaemu.bad.5" = or i1 %"cudaemu.zero.5", %"cudaemu.minus_one.5"' in out
+    assert '%5 = select i1 %"cudaemu.zero.5", i32 -1, i32 %"cudaemu.negated.5"' in out
+    assert '%6 = select i1 %"cudaemu.zero.6", i64 %c, i64 %"cudaemu.value.6"' in out  # x % 0 is x
+    assert "  %7 = udiv i32 %a, 16\n" in out  # a constant divisor other than 0 cannot trap
+    assert '%8 = select i1 %"cudaemu.zero.8", i64 %"cudaemu.ones.8"' in out  # 0xffffffff below 2^32
+    assert "define void @h(float %0, float %1, float %2, float %3, ptr %4) #0 {\n" + body in \
+        integer_division_without_traps(module(body))  # host code traps as the host does
+
+
+def test_min_and_max_of_device_code_order_minus_zero_below_plus_zero():
+    body = "  %5 = call float @llvm.minnum.f32(float %0, float %1)\n" + stored("%5") + "  ret void\n"
+    out = signed_zero_min_max(module(body) + "declare float @llvm.minnum.f32(float, float)\n")
+    assert "%5 = call float @cudaemu.minnum.f32(float %0, float %1)" in device_body(out)
+    assert "define linkonce_odr hidden float @cudaemu.minnum.f32(float %a, float %b) alwaysinline {" in out
+    assert "  %z = or i32 %x, %y\n" in out  # min: -0 wins; max would and the bits
+    assert out.count("declare float @llvm.minnum.f32(") == 1
+    assert "define void @h(float %0, float %1, float %2, float %3, ptr %4) #0 {\n" + body in out

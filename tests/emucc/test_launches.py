@@ -2,7 +2,8 @@
 the launches it cannot read (named with file:line), and cudaLaunchCooperativeKernel."""
 import pytest
 
-from cudaemu_cc.launches import rewrite_cooperative_launches, rewrite_launches, template_kernels
+from cudaemu_cc.launches import (overloaded_kernels, rewrite_cooperative_launches, rewrite_launches,
+                                 template_kernels)
 
 
 def launched(text):
@@ -40,6 +41,11 @@ def test_launch_of_any_kernel_expression(kernel):
     "k<float, 4>",
     "k<Tile<16, 16>>",      # nested template arguments, `>>` right before `<<<`
     "k<decltype(f(x)), sizeof(T[2])>",
+    "k<(M >> 2)>",          # `>` and `>>` inside parentheses are no brackets
+    "k<(M > 2) ? 3 : 5>",
+    "k<N, (M > 2)>",
+    "k<int, static_cast<unsigned>(3 < 4 ? 7 : 9)>",
+    "k<decltype(p->y)>",
 ])
 def test_launch_of_a_template_kernel(kernel):
     text, errors = launched("%s<<<1, 32>>>(out);" % kernel)
@@ -148,3 +154,16 @@ def test_launch_of_a_template_kernel_by_name_alone_deduces_its_arguments():
         launch_site("plain") + "(g, b)(x);",
         launch_site("scale<float>") + "(g, b)(in, out, 2.0f);",   # template arguments given: a function pointer
     ]
+
+
+def test_overloaded_kernels_are_told_from_a_kernel_declared_twice():
+    text = ("#include <cstdio>\n__global__ void k(const float* x, int n);\n"
+            "__global__ void k(const float* __restrict__ in, int count = 4) {}\n"
+            "__global__ void scale(float* x) {}\n__global__ void scale(int* x) {}\n"
+            "__global__ void pair(unsigned int n) {}\n__global__ void pair(const unsigned int) ;\n"
+            "__global__ void arity(int a) {}\n__global__ void arity(int a, int b) {}\n")
+    assert overloaded_kernels(text) == {"scale", "arity"}
+    errors = []
+    text = rewrite_launches("a.cu", "scale<<<1, 32>>>(x);", errors, deduced={"scale"})
+    assert errors == []
+    assert text.startswith('::cudaemu::__launch_deduced("scale", __FILE__, __LINE__, ')

@@ -222,7 +222,7 @@ def fuse_across_statements(ir):
         return ir
     out, used_fma = [], set()
     for is_device, lines in pieces(ir, device):
-        out.extend([lines[0]] + fuse_in_function(lines[1:-1], used_fma) + [lines[-1]] if is_device else lines)
+        out.extend([lines[0]] + fuse_in_function(lines[1:-1], used_fma, lines[0]) + [lines[-1]] if is_device else lines)
     for kind in sorted(used_fma):
         suffix = "f32" if kind == "float" else "f64"
         if not re.search(r"^declare .*@llvm\.fma\.%s\(" % suffix, ir, re.M):
@@ -230,10 +230,12 @@ def fuse_across_statements(ir):
     return "".join(out)
 
 
-def fuse_in_function(body, used_fma):
-    """A device function's body lines with its adds and subtracts of multiplies fused (fuse_across_statements)."""
+def fuse_in_function(body, used_fma, define=""):
+    """A device function's body lines with its adds and subtracts of multiplies fused (fuse_across_statements);
+    define is its define line."""
     block_of = dag_blocks(body)
     same = equal_values(body, block_of)  # a multiply -> the first equal one of its block
+    rank = value_ranks(define, body, same, block_of)
     dead = dead_lines(body)
     products, adds, uses = {}, {}, {}  # fmul -> (type, x, y, line); line -> its fadd's match; value -> [[line, role]]
     expanded = []  # the lines of divisions and square roots
@@ -260,12 +262,17 @@ def fuse_in_function(body, used_fma):
     def product(v):  # the multiply an operand is, as one value with its equals
         return same.get(v, v) if v in products else None
 
+    def sides_in_order(m):  # an add's operands as NVVM orders them (see value_ranks): (0, 1) or (1, 0)
+        if m.group(3) == "fadd" and rank(m.group(6)) < rank(m.group(5)):
+            return (1, 0)
+        return (0, 1)
+
     fused = {}  # line -> its operand (0: left, 1: right) that is fused into it
     for i in sorted(adds, reverse=True):  # NVVM's stage
         m = adds[i]
         if m.group(3) != "fadd":
             continue
-        for side in (0, 1):
+        for side in sides_in_order(m):
             p = product(m.group(5 + side))
             if p and nvvm_block[products[p][3]] == nvvm_block[i] and len(uses[p]) <= NVVM_MAX_USES and \
                     all(role == "fadd" and nvvm_block[at] == nvvm_block[i] for at, role in uses[p]):
@@ -290,11 +297,98 @@ def fuse_in_function(body, used_fma):
         sides = [side for side, p in ((0, left), (1, right)) if p and p not in kept]
         if not sides:
             continue
-        side = 1 if sides == [1] or (len(sides) == 2 and len(uses[right]) < len(uses[left])) else 0
+        if len(sides) == 2:
+            first, second = sides_in_order(adds[i])
+            side = second if len(uses[(left, right)[second]]) < len(uses[(left, right)[first]]) else first
+        else:
+            (side,) = sides
         fused[i] = side
         if (left, right)[1 - side]:
             kept.add((left, right)[1 - side])  # the addend, needed as a value
     return rewrite_fused(body, products, adds, fused, used_fma)
+
+
+# NVVM's optimiser orders the two operands of an add (and of every commutative operation) by rank, as LLVM's
+# reassociation pass ranks values, before its DAG fuses "the left": fadd(a*d, b*c) of loads a, b, c, d fuses b*c
+# (a complex product's imaginary part), and so does fadd(b*c, a*d) (tests/emu/programs/fma_order.cu, on an H100). A
+# function's arguments rank 3, 4, ... in order; each basic block (in order) starts at (the next number) << 16, and
+# what cannot move freely (a load, a call, a phi, a division that may trap) takes the block's next rank; any other
+# instruction ranks one above its highest operand (a negation as its operand), a constant 0. The operand of lower rank
+# goes left; of equal ranks they stay as written. A struct copied whole (`float2 f = p[i]`) is one load there, so its
+# fields rank alike: f.x*g.y + f.y*g.x fuses the left.
+DEFINITION = re.compile(r"^\s*(%[-\w.$]+) = (?:(?:tail|musttail|notail) )?(\w+)(.*)$")
+UNMOVABLE = {"load", "phi", "alloca", "call", "invoke", "atomicrmw", "cmpxchg", "landingpad", "va_arg"}
+TRAPPING = {"udiv", "sdiv", "urem", "srem"}
+
+
+def copied_whole(name, opcode, rest, defined):
+    """For a load of one field of a struct copied whole (`float2 f = p[i]`: sroa's `.copyload` through an address of
+    the struct's field), what it copies (the address less its last index); otherwise None."""
+    if opcode != "load" or not name.endswith(".copyload"):
+        return None
+    pointer = re.findall(NAMED_VALUE, rest)
+    address = defined.get(pointer[-1], "") if pointer else ""
+    m = re.match(r"getelementptr\s+(?:inbounds )?(.*), (?:i32|i64) \d+$", address)
+    return m.group(1) if m else None
+
+
+def value_ranks(define, body, same, block_of):
+    """rank(value) for body's values as LLVM's reassociation ranks them (see above), equal values (same) as one and
+    the blocks of block_of (dag_blocks) as NVVM's; the checks' own instructions take no rank."""
+    fixed, expression, counter, defined, copies = {}, {}, 2, {}, {}
+    start = define.find("(", define.find("@"))
+    args = re.sub(r"\([^()]*\)", "", define[start + 1:matching_paren(define, start)]) if start > 0 else ""
+    for name in re.findall(r"(%[-\w.$]+)\s*(?:,|$)", args):
+        counter += 1
+        fixed[name] = counter
+    block, next_rank = None, 0
+    for i, line in enumerate(body):
+        if block != block_of[i]:
+            block, counter = block_of[i], counter + 1
+            next_rank = counter << 16
+        if LABEL.match(line) or not line.strip() or DEBUG_VALUE.match(line) or INSTRUMENTATION.search(line) or \
+                "!nosanitize" in line:
+            continue
+        m = DEFINITION.match(METADATA.sub("", line).rstrip())
+        if not m:
+            if re.match(r"\s*(?:store|call|fence|atomicrmw|cmpxchg)\b", line):
+                next_rank += 1  # no value, but a rank of the block's all the same
+            continue
+        name, opcode, rest = m.groups()
+        defined[name] = opcode + " " + rest
+        pure = PURE_CALL.match(line) or pure_wrapper(line) or MEMORY_SAFE_CALL.search(line)
+        divisor = rest.rsplit(",", 1)[-1].strip()
+        whole = copied_whole(name, opcode, rest, defined)
+        if whole and (block, whole) in copies:
+            fixed[name] = copies[(block, whole)]  # another field of the same copy
+        elif whole:
+            next_rank += 1
+            fixed[name] = copies[(block, whole)] = next_rank
+        elif (opcode in UNMOVABLE and not (opcode == "call" and pure)) or \
+                (opcode in TRAPPING and (divisor.startswith("%") or divisor == "0")):
+            next_rank += 1
+            fixed[name] = next_rank
+        else:
+            negation = opcode == "fneg" or re.match(
+                r"(?:xor \S+ \S+, -1$|sub (?:nsw |nuw )*\S+ 0,|fsub (?:\w+ )*(?:float|double) -0\.0+e\+00,)",
+                opcode + rest)
+            expression[name] = (re.findall(NAMED_VALUE, rest), not negation)
+
+    memo = {}
+
+    def rank(value):
+        value = same.get(value, value)
+        if value in fixed:
+            return fixed[value]
+        if value not in expression:
+            return 0  # a constant or a global
+        if value not in memo:
+            memo[value] = 0  # (a cycle goes through a phi, which is fixed; this only guards the recursion)
+            operands, counts = expression[value]
+            memo[value] = max((rank(v) for v in operands), default=0) + counts
+        return memo[value]
+
+    return rank
 
 
 def rewrite_fused(body, products, adds, fused, used_fma):
@@ -541,29 +635,116 @@ FLOAT_RESULT = re.compile(r"^(\s*)%([-\w.$]+) = (?:(?:fadd|fsub|fmul|fdiv|frem|f
 GPU_NAN = "2147483647"  # 0x7fffffff
 
 
-def canonical_nans(ir):
-    """Each float result of device arithmetic that is a NaN -> the GPU's NaN (see above)."""
+def rewrite_device_lines(ir, rewrite):
+    """ir with each line of its device functions replaced by rewrite(line), a list of lines."""
     device = device_functions(ir)
     if not device:
         return ir
     out = []
     for is_device, lines in pieces(ir, device):
-        if not is_device:
-            out.extend(lines)
-            continue
         for line in lines:
-            m = FLOAT_RESULT.match(line)
-            if not m or m.group(2).startswith("cudaemu."):
-                out.append(line)
-                continue
-            indent, name = m.groups()
-            raw = "%%cudaemu.nan.%s" % name
-            out.append(line.replace("%" + name + " = ", raw + " = ", 1))
-            out.append("%s%%cudaemu.isnan.%s = fcmp uno float %s, 0.000000e+00\n" % (indent, name, raw))
-            out.append("%s%%cudaemu.bits.%s = bitcast float %s to i32\n" % (indent, name, raw))
-            out.append("%s%%cudaemu.gpu.%s = select i1 %%cudaemu.isnan.%s, i32 %s, i32 %%cudaemu.bits.%s\n" %
-                       (indent, name, name, GPU_NAN, name))
-            out.append("%s%%%s = bitcast i32 %%cudaemu.gpu.%s to float\n" % (indent, name, name))
+            out.extend(rewrite(line) if is_device else [line])
+    return "".join(out)
+
+
+def canonical_nans(ir):
+    """Each float result of device arithmetic that is a NaN -> the GPU's NaN (see above)."""
+    def rewrite(line):
+        m = FLOAT_RESULT.match(line)
+        if not m or m.group(2).startswith("cudaemu."):
+            return [line]
+        indent, name = m.groups()
+        raw = "%%cudaemu.nan.%s" % name
+        return [line.replace("%" + name + " = ", raw + " = ", 1),
+                "%s%%cudaemu.isnan.%s = fcmp uno float %s, 0.000000e+00\n" % (indent, name, raw),
+                "%s%%cudaemu.bits.%s = bitcast float %s to i32\n" % (indent, name, raw),
+                "%s%%cudaemu.gpu.%s = select i1 %%cudaemu.isnan.%s, i32 %s, i32 %%cudaemu.bits.%s\n" %
+                (indent, name, name, GPU_NAN, name),
+                "%s%%%s = bitcast i32 %%cudaemu.gpu.%s to float\n" % (indent, name, name)]
+
+    return rewrite_device_lines(ir, rewrite)
+
+
+# An integer division by zero traps on x86 (SIGFPE), and so does the one division that overflows, INT_MIN / -1. A
+# GPU divides in software and goes on: on an H100 (tests/emu/programs/integer_division.cu) x / 0 is all ones (-1,
+# or UINT_MAX), but a 64-bit x / 0 of an x below 2^32 (unsigned) is 0xffffffff, which its 32-bit path gives; x % 0
+# is x; INT_MIN / -1 is INT_MIN and INT_MIN % -1 is 0, as wrapping arithmetic gives. (Division by zero is undefined
+# in C++, and nvcc's code for a remainder computed beside its quotient was seen to give all ones instead of x.) In
+# device functions each division or remainder by a value that is not a constant other than 0 divides by 1 where
+# the divisor is 0 or -1, and then takes the GPU's result in those cases.
+INTEGER_DIVISION = re.compile(r"^(\s*)(%[-\w.$]+) = (sdiv|udiv|srem|urem) (exact )?(i\d+) (\S+), (\S+?)(,.*)?\n?$")
+
+
+def integer_division_without_traps(ir):
+    """Each integer division and remainder of device code by a variable -> one that gives a GPU's result for a divisor
+    of 0 (and -1), where x86 traps (see above)."""
+    def rewrite(line):
+        m = INTEGER_DIVISION.match(line)
+        if not m or not (m.group(7).startswith("%") or m.group(7) == "0"):
+            return [line]
+        indent, result, op, exact, t, x, y, rest = m.groups()
+        tag, signed, out = result[1:].strip('"'), op[0] == "s", []
+
+        def add(name, text):
+            out.append('%s%%"cudaemu.%s.%s" = %s\n' % (indent, name, tag, text))
+            return '%%"cudaemu.%s.%s"' % (name, tag)
+
+        zero = add("zero", "icmp eq %s %s, 0" % (t, y))
+        odd = add("minus_one", "icmp eq %s %s, -1" % (t, y)) if signed else None
+        either = add("bad", "or i1 %s, %s" % (zero, odd)) if signed else zero
+        safe = add("divisor", "select i1 %s, %s 1, %s %s" % (either, t, t, y))
+        value = add("value", "%s %s%s %s, %s%s" % (op, exact or "", t, x, safe, rest or ""))
+        if op.endswith("rem"):  # x % 1 is 0, as x % -1 is; x % 0 is x
+            gpu = "select i1 %s, %s %s, %s %s" % (zero, t, x, t, value)
+        else:
+            if signed:  # x / -1 is -x, wrapping
+                value = add("negated", "select i1 %s, %s %s, %s %s" % (
+                    odd, t, add("minus", "sub %s 0, %s" % (t, x)), t, value))
+            ones = "-1"
+            if t == "i64":
+                small = add("small", "icmp ult i64 %s, 4294967296" % x)
+                ones = add("ones", "select i1 %s, i64 4294967295, i64 -1" % small)
+            gpu = "select i1 %s, %s %s, %s %s" % (zero, t, ones, t, value)
+        return out + ["%s%s = %s\n" % (indent, result, gpu)]
+
+    return rewrite_device_lines(ir, rewrite)
+
+
+# A GPU's fminf and fmaxf (and fmin, fmax) order -0 below +0: fminf(0, -0) and fminf(-0, 0) are both -0, fmaxf of
+# them +0 (tests/emu/programs/min_max_zeros.cu, on an H100). LLVM's minnum leaves the choice open, and x86's minss
+# returns one operand by position. In device functions each minnum and maxnum is a function that, where the operands
+# compare equal, returns their bits or'ed (min: -0 wins) or and'ed (max: +0 wins); equal values other than zeros have
+# the same bits.
+MIN_MAX_CALL = re.compile(r"@llvm\.(minnum|maxnum)\.(f32|f64)\(")
+
+
+def signed_zero_min_max(ir):
+    """Each minnum and maxnum of device code -> one that orders -0 below +0, as a GPU's (see above)."""
+    device = device_functions(ir)
+    if not device:
+        return ir
+    out, used = [], set()
+
+    def rename(m):
+        used.add(m.groups())
+        return "@cudaemu.%s.%s(" % m.groups()
+
+    for is_device, lines in pieces(ir, device):
+        out.extend([MIN_MAX_CALL.sub(rename, line) for line in lines] if is_device else lines)
+    for op, suffix in sorted(used):
+        t, i = ("float", "i32") if suffix == "f32" else ("double", "i64")
+        out.append("\ndefine linkonce_odr hidden %s @cudaemu.%s.%s(%s %%a, %s %%b) alwaysinline {\n"
+                   "  %%m = call %s @llvm.%s.%s(%s %%a, %s %%b)\n"
+                   "  %%e = fcmp oeq %s %%a, %%b\n"
+                   "  %%x = bitcast %s %%a to %s\n"
+                   "  %%y = bitcast %s %%b to %s\n"
+                   "  %%z = %s %s %%x, %%y\n"
+                   "  %%w = bitcast %s %%z to %s\n"
+                   "  %%r = select i1 %%e, %s %%w, %s %%m\n"
+                   "  ret %s %%r\n}\n" % (t, op, suffix, t, t, t, op, suffix, t, t, t, t, i, t, i,
+                                            "or" if op == "minnum" else "and", i, i, t, t, t, t))
+        if not re.search(r"^declare [^@]*@llvm\.%s\.%s\(" % (op, suffix), ir, re.M):
+            out.append("declare %s @llvm.%s.%s(%s, %s)\n" % (t, op, suffix, t, t))
     return "".join(out)
 
 

@@ -11,11 +11,11 @@ import tempfile
 from . import identity
 from .errors import Error, SourceError
 from .arithmetic import (canonical_nans, count_flops, fuse_across_statements, fuse_device_multiply_adds, host_copies,
-                         inline_device_functions)
+                         inline_device_functions, integer_division_without_traps, signed_zero_min_max)
 from .ir import (check_vector_indices, detach_coverage_flags, device_inline_asm, name_index_checks,
                  name_shared_dimensions, raise_vector_alignment, rewrite_ir, route_by_alignment,
                  strip_stack_slot_callbacks)
-from .launches import template_kernels
+from .launches import overloaded_kernels, template_kernels
 from . import approx
 from .libdevice import Libdevice
 from .source import rewrite_source
@@ -87,8 +87,10 @@ class Build:
         shown = self.source_name or shown
         rewritten = os.path.join(tmp, hashlib.sha1(src.encode()).hexdigest()[:12] + ".cu.cpp")
         headers = self.own_headers(src)
-        # the template kernels of the whole translation unit: a launch in one file may name a template of another
+        # launches by name that leave the kernel to the arguments: the template kernels and the overloaded ones of the
+        # whole translation unit (a launch in one file may name a kernel of another)
         deduced = set(template_kernels(text)).union(*(template_kernels(t) for _, t in headers))
+        deduced |= overloaded_kernels("\n".join([text] + [t for _, t in headers]))
         with open(rewritten, "w") as f:
             f.write('#line 1 "%s"\n' % shown.replace("\\", "/"))
             compiled = rewrite_source(shown, text, deduced)
@@ -141,7 +143,8 @@ class Build:
             ir = f.read()
         refuse_device_asm(ir)
         if not self.checks:
-            unrouted = canonical_nans(fuse_across_statements(fuse_device_multiply_adds(ir)))
+            unrouted = integer_division_without_traps(
+                signed_zero_min_max(canonical_nans(fuse_across_statements(fuse_device_multiply_adds(ir)))))
             ir, math = self.libdevice.use(unrouted)
             with open(ll, "w") as f:
                 f.write(ir)
@@ -155,7 +158,8 @@ class Build:
             ir = strip_stack_slot_callbacks(ir)
         with open(ll, "w") as f:
             ir = detach_coverage_flags(rewrite_ir(route_by_alignment(ir)))
-            ir = canonical_nans(count_flops(fuse_across_statements(fuse_device_multiply_adds(ir))))
+            ir = integer_division_without_traps(
+                signed_zero_min_max(canonical_nans(count_flops(fuse_across_statements(fuse_device_multiply_adds(ir))))))
             unrouted = name_shared_dimensions(name_index_checks(ir, shown.replace("\\", "/"), compiled))
             ir, math = self.libdevice.use(unrouted)
             f.write(ir)

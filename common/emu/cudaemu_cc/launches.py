@@ -24,7 +24,11 @@ def kernel_expression_start(text, end, mask):
         open_ = {">": "<", "]": "[", ")": "("}[close]
         depth, j = 0, i - 1
         while j >= 0:
-            if text[j] == close:
+            if close == ">" and text[j] in ")]" and depth > 0:  # template arguments: `(M >> 2)` is one of them
+                j = opener(j + 1)
+                if j is None:
+                    return None
+            elif text[j] == close:
                 depth += 1
             elif text[j] == open_:
                 depth -= 1
@@ -85,6 +89,42 @@ def template_kernels(text):
         if head:
             names.add(head.group(1))
     return names
+
+
+# The types of a parameter list, without names or default arguments, to tell overloads from redeclarations.
+TYPE_WORDS = {"int", "float", "double", "char", "short", "long", "unsigned", "signed", "bool", "void", "size_t",
+              "__half", "half", "const", "volatile", "__restrict__"}
+
+
+def parameter_types(params):
+    """`const float* x, int n = 4` -> ('const float*', 'int')."""
+    out = []
+    for param in re.split(r",(?![^<>()]*[>)])", params):
+        param = param.split("=", 1)[0].strip()
+        m = re.match(r"(.*[*&>\]\s])\s*([A-Za-z_]\w*)$", param)
+        if m and m.group(2) not in TYPE_WORDS:
+            param = m.group(1)
+        param = re.sub(r"\b(?:__restrict__|__restrict)\b|\bconst\s*$", "", param).strip()  # the same function
+        if not re.search(r"[*&\[]", param):
+            param = re.sub(r"^const\b", "", param)  # a value's own const is not its type's
+        out.append(re.sub(r"\s+", "", param))
+    return tuple(p for p in out if p not in ("", "void"))
+
+
+def overloaded_kernels(text):
+    """The names of the __global__ functions that text declares with two different parameter lists: a launch by such
+    a name is resolved by its arguments, as a call is, so it takes no function pointer first."""
+    mask = code_mask(text)
+    kinds = {}
+    for m in re.finditer(r"\b__global__\b[^;{}()]*?\b([A-Za-z_]\w*)\s*\(", text):
+        if not mask[m.start()]:
+            continue
+        depth, j = 1, m.end()
+        while j < len(text) and depth:
+            depth += {"(": 1, ")": -1}.get(text[j], 0)
+            j += 1
+        kinds.setdefault(m.group(1), set()).add(parameter_types(text[m.end():j - 1]))
+    return {name for name, lists in kinds.items() if len(lists) > 1}
 
 
 def rewrite_launches(path, text, errors, deduced=()):

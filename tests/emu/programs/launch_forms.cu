@@ -1,5 +1,7 @@
 // The ways CUDA code names the kernel it launches: a template whose `<<<` is on the next line, an element of an
-// array of kernels, a function pointer, a launch inside a macro, and a launch in an included header. Each kernel
+// array of kernels, a function pointer, a launch inside a macro, a launch in an included header, template arguments
+// that are expressions with `>>` and `>` in them, and a kernel overloaded on its parameters (its launch picks the
+// overload as a call would). Each kernel
 // adds a different amount to every element, so the final values say which launches ran, and how often.
 //
 // Build: nvcc -arch=sm_90 -o launch_forms tests/emu/programs/launch_forms.cu
@@ -20,6 +22,18 @@ __global__ void times_two_kernel(int* data, int n) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) data[i] *= 2;
 }
+
+__global__ void overloaded_kernel(int* data, int n) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) data[i] += 20000;
+}
+
+__global__ void overloaded_kernel(float* data, int n) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) data[i] = 0.5f;
+}
+
+constexpr int SHIFTED = 64;
 
 // ----------------------------------------------------------------------------
 // host
@@ -58,6 +72,22 @@ int main() {
     add_one(d_data, n);
     want += 1;
     print_error("header_launch", cudaGetLastError());
+
+    add_kernel<(SHIFTED >> 2)><<<(n + 127) / 128, 128>>>(d_data, n);
+    add_kernel<(SHIFTED > 2) ? 100 : 200><<<(n + 127) / 128, 128>>>(d_data, n);
+    want += 16 + 100;
+    print_error("expression_launch", cudaGetLastError());
+
+    float* d_half = nullptr;
+    CHECK(cudaMalloc(&d_half, n * sizeof(float)));
+    overloaded_kernel<<<(n + 127) / 128, 128>>>(d_data, n);
+    overloaded_kernel<<<(n + 127) / 128, 128>>>(d_half, n);
+    want += 20000;
+    print_error("overloaded_launch", cudaGetLastError());
+    float half = 0.0f;
+    CHECK(cudaMemcpy(&half, d_half + n - 1, sizeof half, cudaMemcpyDeviceToHost));
+    std::printf("float_overload: %g\n", half);
+    CHECK(cudaFree(d_half));
     print_error("sync", cudaDeviceSynchronize());
 
     std::vector<int> got(n), expected(n, want);
