@@ -4,8 +4,8 @@ itself is what tests/emu/programs/fma_contraction.cu showed on an H100 (and the 
 pin each of its parts.
 """
 from cudaemu_cc.arithmetic import (canonical_nans, fuse_across_statements, fuse_device_multiply_adds, host_copies,
-                                   inline_device_functions, integer_division_without_traps, math_function,
-                                   signed_zero_min_max)
+                                   inline_device_functions, integer_division_without_traps, integer_shifts_clamped,
+                                   math_function, signed_zero_min_max)
 
 ANNOTATED = '''@.str = private unnamed_addr constant [15 x i8] c"cudaemu.device\\00", section "llvm.metadata"
 @llvm.global.annotations = appending global [1 x { ptr, ptr, ptr, i32, ptr }] [{ ptr, ptr, ptr, i32, ptr } \
@@ -399,3 +399,13 @@ def test_min_and_max_of_device_code_order_minus_zero_below_plus_zero():
     assert "  %z = or i32 %x, %y\n" in out  # min: -0 wins; max would and the bits
     assert out.count("declare float @llvm.minnum.f32(") == 1
     assert "define void @h(float %0, float %1, float %2, float %3, ptr %4) #0 {\n" + body in out
+
+
+def test_shifts_by_a_variable_clamp_at_the_width_as_ptx_does():
+    body = "  %5 = shl nuw i32 %a, %b\n  %6 = ashr exact i64 %c, %d\n  %7 = lshr i32 %a, 3\n  ret void\n"
+    out = device_body(integer_shifts_clamped(module(body)))
+    assert '%"cudaemu.big.5" = icmp uge i32 %b, 32' in out
+    assert '%5 = select i1 %"cudaemu.big.5", i32 0, i32 %"cudaemu.value.5"' in out  # 1 << 32 is 0
+    assert '%"cudaemu.amount.6" = select i1 %"cudaemu.big.6", i64 63, i64 %d' in out  # the sign
+    assert '%6 = ashr i64 %c, %"cudaemu.amount.6"' in out  # (no exact: the clamped shift may drop ones)
+    assert "  %7 = lshr i32 %a, 3\n" in out

@@ -8,8 +8,8 @@ import pytest
 from cudaemu_cc.declarations import DYNAMIC_SHARED_DEFINITION
 from cudaemu_cc.errors import SourceError
 from cudaemu_cc.scan import code_mask, line_of
-from cudaemu_cc.source import (CUDA_ARCH, drop_lambda_device, rename_builtin_variables, rewrite_arch_comparisons,
-                               rewrite_source)
+from cudaemu_cc.source import (CUDA_ARCH, drop_lambda_device, drop_static_of_shared, rename_builtin_variables,
+                               rewrite_arch_comparisons, rewrite_source)
 
 
 def code_of(text):
@@ -118,6 +118,12 @@ def test_extended_lambda_loses_its_device_attribute():
         "auto f = [=]  (int i) { return i; };"
     assert drop_lambda_device("auto g = [&] __host__ __device__ () {};") == "auto g = [&]  () {};"
     assert drop_lambda_device("auto h = [] __device__ __host__ () {};") == "auto h = []  () {};"
+
+
+def test_static_of_a_shared_variable_becomes_spaces():
+    assert drop_static_of_shared("    static __shared__ T shared[32];") == "           __shared__ T shared[32];"
+    assert drop_static_of_shared("__shared__ static float s;") == "__shared__        float s;"
+    assert drop_static_of_shared("static int n; // static __shared__") == "static int n; // static __shared__"
 
 
 def test_device_after_a_subscript_in_a_comment_stays():

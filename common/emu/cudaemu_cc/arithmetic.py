@@ -710,6 +710,34 @@ def integer_division_without_traps(ir):
     return rewrite_device_lines(ir, rewrite)
 
 
+# A shift by the type's width or more is undefined in C++; x86 takes the amount modulo the width (1u << 32 is 1).
+# PTX's shl and shr clamp it: an H100 gives 0 for 1u << 32 and x >> 40 of an unsigned x, and the sign of a signed
+# x for x >> 40 (tests/emu/programs/integer_shifts.cu, 32 and 64 bits, amounts up to 256 and -1). In device
+# functions each shift by a variable amount is clamped so.
+INTEGER_SHIFT = re.compile(r"^(\s*)(%[-\w.$]+) = (shl|lshr|ashr) (?:(?:nuw|nsw|exact) )*(i\d+) (\S+), (%\S+?)(,.*)?\n?$")
+
+
+def integer_shifts_clamped(ir):
+    """Each shift of device code by a variable amount -> one that clamps the amount as PTX does (see above)."""
+    def rewrite(line):
+        m = INTEGER_SHIFT.match(line)
+        if not m:
+            return [line]
+        indent, result, op, t, x, y, rest = m.groups()
+        tag, width = result[1:].strip('"'), int(t[1:])
+        big = '%%"cudaemu.big.%s"' % tag
+        out = ["%s%s = icmp uge %s %s, %d\n" % (indent, big, t, y, width)]
+        if op == "ashr":  # the sign, as a shift by width - 1 gives
+            amount = '%%"cudaemu.amount.%s"' % tag
+            out.append("%s%s = select i1 %s, %s %d, %s %s\n" % (indent, amount, big, t, width - 1, t, y))
+            return out + ["%s%s = ashr %s %s, %s%s\n" % (indent, result, t, x, amount, rest or "")]
+        value = '%%"cudaemu.value.%s"' % tag
+        out.append("%s%s = %s %s %s, %s%s\n" % (indent, value, op, t, x, y, rest or ""))
+        return out + ["%s%s = select i1 %s, %s 0, %s %s\n" % (indent, result, big, t, t, value)]
+
+    return rewrite_device_lines(ir, rewrite)
+
+
 # A GPU's fminf and fmaxf (and fmin, fmax) order -0 below +0: fminf(0, -0) and fminf(-0, 0) are both -0, fmaxf of
 # them +0 (tests/emu/programs/min_max_zeros.cu, on an H100). LLVM's minnum leaves the choice open, and x86's minss
 # returns one operand by position. In device functions each minnum and maxnum is a function that, where the operands
@@ -746,6 +774,12 @@ def signed_zero_min_max(ir):
         if not re.search(r"^declare [^@]*@llvm\.%s\.%s\(" % (op, suffix), ir, re.M):
             out.append("declare %s @llvm.%s.%s(%s, %s)\n" % (t, op, suffix, t, t))
     return "".join(out)
+
+
+def gpu_results(ir):
+    """Device code's arithmetic with a GPU's results where an x86 CPU's differ: its NaN, its min and max of zeros,
+    its division by zero and its shifts past the width (see above)."""
+    return integer_shifts_clamped(integer_division_without_traps(signed_zero_min_max(canonical_nans(ir))))
 
 
 # Floating-point arithmetic in device code is counted as it runs: each basic block of a device function that holds

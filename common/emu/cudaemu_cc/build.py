@@ -10,8 +10,8 @@ import tempfile
 
 from . import identity
 from .errors import Error, SourceError
-from .arithmetic import (canonical_nans, count_flops, fuse_across_statements, fuse_device_multiply_adds, host_copies,
-                         inline_device_functions, integer_division_without_traps, signed_zero_min_max)
+from .arithmetic import (count_flops, fuse_across_statements, fuse_device_multiply_adds, gpu_results, host_copies,
+                         inline_device_functions)
 from .ir import (check_vector_indices, detach_coverage_flags, device_inline_asm, name_index_checks,
                  name_shared_dimensions, raise_vector_alignment, rewrite_ir, route_by_alignment,
                  strip_stack_slot_callbacks)
@@ -143,8 +143,7 @@ class Build:
             ir = f.read()
         refuse_device_asm(ir)
         if not self.checks:
-            unrouted = integer_division_without_traps(
-                signed_zero_min_max(canonical_nans(fuse_across_statements(fuse_device_multiply_adds(ir)))))
+            unrouted = gpu_results(fuse_across_statements(fuse_device_multiply_adds(ir)))
             ir, math = self.libdevice.use(unrouted)
             with open(ll, "w") as f:
                 f.write(ir)
@@ -158,8 +157,7 @@ class Build:
             ir = strip_stack_slot_callbacks(ir)
         with open(ll, "w") as f:
             ir = detach_coverage_flags(rewrite_ir(route_by_alignment(ir)))
-            ir = integer_division_without_traps(
-                signed_zero_min_max(canonical_nans(count_flops(fuse_across_statements(fuse_device_multiply_adds(ir))))))
+            ir = gpu_results(count_flops(fuse_across_statements(fuse_device_multiply_adds(ir))))
             unrouted = name_shared_dimensions(name_index_checks(ir, shown.replace("\\", "/"), compiled))
             ir, math = self.libdevice.use(unrouted)
             f.write(ir)

@@ -6,6 +6,7 @@ diagnostics and the emulator's reports name the lines the student wrote.
     alignas, memory          declarations.py: hoist_alignas, rewrite_memory_declarations
     extended lambdas         `[...] __device__ (...)` loses its __device__
     __noinline__             __attribute__((noinline)) (rewrite_noinline)
+    static __shared__        __shared__, which is static here already (drop_static_of_shared)
     gridDim, blockDim, ...   a variable of the program's own with a built-in variable's name (rename_builtin_variables)
     launches                 launches.py: rewrite_launches, rewrite_cooperative_launches
     __CUDA_ARCH__            compared as an H100's in #if and #elif (rewrite_arch_comparisons)
@@ -42,6 +43,7 @@ def rewrite_source(path, text, deduced=()):
     text = rewrite_memory_declarations(path, text, mask, errors)
     text = drop_lambda_device(text)
     text = rewrite_noinline(text)
+    text = drop_static_of_shared(text)
     text = rename_builtin_variables(text)
     text = rewrite_launches(path, text, errors, deduced)
     if errors:
@@ -143,6 +145,15 @@ def rewrite_noinline(text):
     mask = code_mask(text)
     return re.sub(r"(?<![(,]\s)(?<![(,])\b__noinline__\b",
                   lambda m: "__attribute__((noinline))" if mask[m.start()] else m.group(0), text)
+
+
+def drop_static_of_shared(text):
+    """`static __shared__ T s[32];` (a device function's block-wide buffer, as blog reductions write it): under nvcc
+    the same variable as without `static`; here `__shared__` is `static thread_local`, and a second `static` would be
+    warned about as a duplicate. The word becomes spaces, so that columns stay put."""
+    mask = code_mask(text)
+    text = re.sub(r"\bstatic(\s+__shared__)\b", lambda m: " " * 6 + m.group(1) if mask[m.start()] else m.group(0), text)
+    return re.sub(r"(\b__shared__\s+)static\b", lambda m: m.group(1) + " " * 6 if mask[m.start()] else m.group(0), text)
 
 
 def drop_lambda_device(text):
