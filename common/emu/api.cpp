@@ -183,9 +183,9 @@ cudaError_t launch_grid(const LaunchSite& site, dim3 grid, dim3 block, size_t sh
 
 }  // namespace
 
-void launch(const LaunchSite& site, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream, ThreadEntry entry,
-            void* closure) {
-    launch_grid(site, grid, block, shmem, stream, entry, closure, 0);
+cudaError_t launch(const LaunchSite& site, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream, ThreadEntry entry,
+                   void* closure) {
+    return launch_grid(site, grid, block, shmem, stream, entry, closure, 0);
 }
 
 // A cooperative launch may have as many blocks as the device holds at once: the occupancy API's blocks per

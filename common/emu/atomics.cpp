@@ -7,6 +7,7 @@
 
 #include "checks.h"
 #include "include/cuda_runtime.h"
+#include "include/cudaemu_float16.h"
 #include "memory.h"
 #include "scheduler.h"
 
@@ -94,6 +95,32 @@ CUDAEMU_ATOMIC(atomicXor, unsigned long long, old ^ value)
 
 double atomicAdd(double* address, double value) {
     return update_float<double, uint64_t>(address, CUDAEMU_RA, [value](double old) { return old + value; });
+}
+float2 atomicAdd(float2* address, float2 value) {
+    return update_float<float2, uint64_t>(
+        address, CUDAEMU_RA, [value](float2 old) { return make_float2(old.x + value.x, old.y + value.y); });
+}
+float4 atomicAdd(float4* address, float4 value) {  // two 8-byte updates: each element is atomic, as CUDA promises
+    auto* halves = reinterpret_cast<float2*>(address);
+    const float2 lo = update_float<float2, uint64_t>(
+        halves, CUDAEMU_RA, [value](float2 old) { return make_float2(old.x + value.x, old.y + value.y); });
+    const float2 hi = update_float<float2, uint64_t>(
+        halves + 1, CUDAEMU_RA, [value](float2 old) { return make_float2(old.x + value.z, old.y + value.w); });
+    return make_float4(lo.x, lo.y, hi.x, hi.y);
+}
+__half atomicAdd(__half* address, __half value) {
+    return update_float<__half, uint16_t>(address, CUDAEMU_RA, [value](__half old) { return old + value; });
+}
+__half2 atomicAdd(__half2* address, __half2 value) {
+    return update_float<__half2, uint32_t>(address, CUDAEMU_RA, [value](__half2 old) { return old + value; });
+}
+__nv_bfloat16 atomicAdd(__nv_bfloat16* address, __nv_bfloat16 value) {
+    return update_float<__nv_bfloat16, uint16_t>(address, CUDAEMU_RA,
+                                                 [value](__nv_bfloat16 old) { return old + value; });
+}
+__nv_bfloat162 atomicAdd(__nv_bfloat162* address, __nv_bfloat162 value) {
+    return update_float<__nv_bfloat162, uint32_t>(address, CUDAEMU_RA,
+                                                  [value](__nv_bfloat162 old) { return old + value; });
 }
 float atomicExch(float* address, float value) {
     return update_float<float, uint32_t>(address, CUDAEMU_RA, [value](float) { return value; });

@@ -16,6 +16,9 @@
 
 namespace cudaemu {
 
+// cudaMallocPitch's rows start this many bytes apart, at least (an H100's; tests/emu/programs/pitched_memory.cu)
+constexpr size_t kPitchAlignment = 512;
+
 uintptr_t g_arena_base = 0;
 uintptr_t g_arena_size = 0;
 uintptr_t g_arena_next = 0;
@@ -264,10 +267,20 @@ cudaError_t cudaFree(void* ptr) {
 }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
+    return cudaMemcpy2D(dst, bytes, src, bytes, bytes, 1, kind);
+}
+
+// A copy of height rows of width bytes, each pitch bytes after the last (one row: cudaMemcpy). Every row is checked
+// before any is copied.
+cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                         cudaMemcpyKind kind) {
     std::lock_guard<std::mutex> api(g_api_mutex);
     if (cudaError_t e = sync_status(); e != cudaSuccess) return record(e);
-    if (bytes == 0) return cudaSuccess;
+    if (width == 0 || height == 0) return cudaSuccess;
     if (!dst || !src) return record(cudaErrorInvalidValue);
+    if (height > 1 && (width > dpitch || width > spitch)) return record(cudaErrorInvalidPitchValue);
+    auto* d = static_cast<char*>(dst);
+    const auto* s = static_cast<const char*>(src);
     // The runtime knows where device, page-locked and managed memory live, and copies between them whatever
     // direction is named; only a pointer it does not know (the program's ordinary memory) must stand on the host
     // side the direction names. So it is on the H100 (tests/emu/programs/memcpy_errors.cu).
@@ -290,21 +303,42 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind 
             return record(cudaErrorInvalidMemcpyDirection);
     }
     // anything in the arena (device memory, or page-locked host memory) must lie inside one live allocation
-    if (in_arena(dst) && !live_allocation_containing(dst, bytes)) return record(cudaErrorInvalidValue);
-    if (in_arena(src) && !live_allocation_containing(src, bytes)) return record(cudaErrorInvalidValue);
-    memmove(dst, src, bytes);
-    g_copies.push_back({allocation_name(src, bytes), allocation_name(dst, bytes), bytes});
+    for (size_t row = 0; row < height; ++row) {
+        if (in_arena(d + row * dpitch) && !live_allocation_containing(d + row * dpitch, width))
+            return record(cudaErrorInvalidValue);
+        if (in_arena(s + row * spitch) && !live_allocation_containing(s + row * spitch, width))
+            return record(cudaErrorInvalidValue);
+    }
+    for (size_t row = 0; row < height; ++row) memmove(d + row * dpitch, s + row * spitch, width);
+    g_copies.push_back({allocation_name(src, width), allocation_name(dst, width), width * height});
     return cudaSuccess;
 }
 
-cudaError_t cudaMemset(void* ptr, int value, size_t bytes) {
+cudaError_t cudaMemset(void* ptr, int value, size_t bytes) { return cudaMemset2D(ptr, bytes, value, bytes, 1); }
+
+cudaError_t cudaMemset2D(void* ptr, size_t pitch, int value, size_t width, size_t height) {
     std::lock_guard<std::mutex> api(g_api_mutex);
     if (cudaError_t e = sync_status(); e != cudaSuccess) return record(e);
-    if (bytes == 0) return cudaSuccess;
-    if (!live_allocation_containing(ptr, bytes)) return record(cudaErrorInvalidValue);
-    memset(ptr, value, bytes);
-    g_copies.push_back({"cudaMemset", allocation_name(ptr, bytes), bytes});
+    if (width == 0 || height == 0) return cudaSuccess;
+    if (height > 1 && width > pitch) return record(cudaErrorInvalidValue);
+    auto* p = static_cast<char*>(ptr);
+    for (size_t row = 0; row < height; ++row)
+        if (!live_allocation_containing(p + row * pitch, width)) return record(cudaErrorInvalidValue);
+    for (size_t row = 0; row < height; ++row) memset(p + row * pitch, value, width);
+    g_copies.push_back({"cudaMemset", allocation_name(ptr, width), width * height});
     return cudaSuccess;
+}
+
+// A pitched allocation is an ordinary one of pitch * height bytes, its pitch the width rounded up to the H100's
+// (tests/emu/programs/pitched_memory.cu).
+cudaError_t cudaMallocPitchEmulated(void** ptr, size_t* pitch, size_t width, size_t height, const char* name,
+                                    const char* file, int line) {
+    if (!ptr || !pitch) {
+        std::lock_guard<std::mutex> api(g_api_mutex);
+        return record(cudaErrorInvalidValue);
+    }
+    *pitch = (width + kPitchAlignment - 1) / kPitchAlignment * kPitchAlignment;
+    return cudaMallocEmulated(ptr, *pitch * height, name, file, line);
 }
 
 }  // extern "C"

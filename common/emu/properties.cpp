@@ -19,6 +19,8 @@ void set_documented_properties(cudaDeviceProp* prop) {
     prop->globalL1CacheSupported = 1;
     prop->localL1CacheSupported = 1;
     prop->reservedSharedMemPerBlock = 1024;
+    prop->l2CacheSize = 50 * 1024 * 1024;
+    prop->memoryBusWidth = 5120;  // bits; with kLegacyProperties.memoryClockRate, the H100's 3.35 TB/s peak
     // Copies may overlap kernels on a GPU. Here every call finishes its work before it returns, which is one of the
     // orders a GPU may run streams in; the streamed path a program takes after checking this works, unoverlapped.
     prop->asyncEngineCount =

@@ -10,7 +10,7 @@ void set_documented_properties(cudaDeviceProp* prop);
 // The values of the fields CUDA 13 removed from cudaDeviceProp, which cudaDeviceGetAttribute still answers.
 struct LegacyProperties {
     int clockRate = 1000000;                   // kHz: clock64() counts nanoseconds, one tick per ns
-    int memoryClockRate = 0;                   // no memory clock to speak of
+    int memoryClockRate = 2619000;             // kHz, an H100's: hardware no program observes
     int deviceOverlap = 1;                     // copies may overlap kernels on a GPU: the streamed path works here too
     int kernelExecTimeoutEnabled = 1;          // the watchdog stops a kernel after CUDAEMU_TIMEOUT
     int computeMode = 0;                       // cudaComputeModeDefault

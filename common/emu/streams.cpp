@@ -147,6 +147,15 @@ cudaError_t cudaMemsetAsync(void* ptr, int value, size_t bytes, cudaStream_t str
     return on_stream(stream, [&] { return cudaMemset(ptr, value, bytes); });
 }
 
+cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                              cudaMemcpyKind kind, cudaStream_t stream) {
+    return on_stream(stream, [&] { return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind); });
+}
+
+cudaError_t cudaMemset2DAsync(void* ptr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
+    return on_stream(stream, [&] { return cudaMemset2D(ptr, pitch, value, width, height); });
+}
+
 // Stream-ordered allocation: cudaMalloc and cudaFree on a valid stream, with the same name, checks and
 // use-after-free report.
 cudaError_t cudaMallocAsyncEmulated(void** ptr, size_t bytes, cudaStream_t stream, const char* name, const char* file,

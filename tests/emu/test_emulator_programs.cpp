@@ -188,6 +188,19 @@ TEST_CASE("programs/integer_division.cu: a division by 0 or of INT_MIN by -1 giv
     check_against_h100("integer_division", [](const std::string&) { return false; });
 }
 
+TEST_CASE("programs/integer_shifts.cu: a shift by the width or more clamps as PTX's do, as on the H100") {
+    check_against_h100("integer_shifts", [](const std::string&) { return false; });
+}
+
+TEST_CASE(
+    "programs/pitched_memory.cu: cudaMallocPitch's pitches, 2-D copies and sets, and their errors, as on the H100") {
+    check_against_h100("pitched_memory", [](const std::string&) { return false; });
+}
+
+TEST_CASE("programs/half_warps_atomics.cu: 16-bit shuffles and atomics, and float2/float4 atomics, as on the H100") {
+    check_against_h100("half_warps_atomics", [](const std::string&) { return false; });
+}
+
 TEST_CASE("programs/device_assert.cu: a failing assert() in a kernel gives the H100's message and cudaErrorAssert") {
     const Run r = run({program("device_assert")});
     CHECK(r.exit_code == 0);  // the program goes on, as on a GPU

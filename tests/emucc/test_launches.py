@@ -117,6 +117,12 @@ def test_cooperative_launch_keeps_the_kernels_type_name_and_line(first, name, ke
         % (name, kernel)
 
 
+def test_launch_with_an_argument_array_keeps_the_kernels_type():
+    text = "cudaLaunchKernel((const void*)k<2>, grid, block, args, 0, s);"
+    assert rewrite_cooperative_launches(text) == \
+        '::cudaemu::arguments_launch("k<2>", __FILE__, __LINE__, k<2>, grid, block, args, 0, s);'
+
+
 def test_cooperative_launch_in_a_comment_stays():
     text = "// cudaLaunchCooperativeKernel((void *)k, g, b, a);\n"
     assert rewrite_cooperative_launches(text) == text

@@ -174,11 +174,12 @@ def rewrite_launches(path, text, errors, deduced=()):
 
 # `cudaLaunchCooperativeKernel((void *)kernel, grid, block, args, ...)` becomes
 # `::cudaemu::cooperative_launch("kernel", __FILE__, __LINE__, kernel, grid, block, args, ...)`: the kernel keeps its
-# type, which the emulator needs to call it with its arguments, and the launch its name and line.
+# type, which the emulator needs to call it with its arguments, and the launch its name and line. The same for
+# `cudaLaunchKernel(...)`, which becomes `::cudaemu::arguments_launch(...)`.
 def rewrite_cooperative_launches(text):
     mask = code_mask(text)
     out, pos = [], 0
-    for m in re.finditer(r"\bcudaLaunchCooperativeKernel\s*\(", text):
+    for m in re.finditer(r"\bcudaLaunch(Cooperative)?Kernel\s*\(", text):
         if m.start() < pos or not mask[m.start()]:
             continue
         depth, j = 0, m.end()
@@ -194,7 +195,8 @@ def rewrite_cooperative_launches(text):
         name = " ".join(kernel.split()).replace('"', "")
         name = name[1:-1] if name.startswith("(") and name.endswith(")") else name
         out.append(text[pos:m.start()])
-        out.append('::cudaemu::cooperative_launch("%s", __FILE__, __LINE__, %s' % (name, kernel))
+        out.append('::cudaemu::%s("%s", __FILE__, __LINE__, %s' % (
+            "cooperative_launch" if m.group(1) else "arguments_launch", name, kernel))
         pos = j
     out.append(text[pos:])
     return "".join(out)

@@ -225,6 +225,23 @@ inline cudaError_t cudaemu_malloc(T** ptr, size_t bytes, const char* name, const
 }
 #define cudaMalloc(ptr, bytes) cudaemu_malloc((ptr), (bytes), #ptr, __FILE__, __LINE__)
 
+// Two-dimensional memory: rows of width bytes, pitch bytes apart (memory.cpp). cudaMallocPitch names its allocation
+// as cudaMalloc does.
+extern "C" {
+cudaError_t cudaMallocPitchEmulated(void** ptr, size_t* pitch, size_t width, size_t height, const char* name,
+                                    const char* file, int line);
+cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                         cudaMemcpyKind kind);
+cudaError_t cudaMemset2D(void* ptr, size_t pitch, int value, size_t width, size_t height);
+}
+template <class T>
+inline cudaError_t cudaemu_malloc_pitch(T** ptr, size_t* pitch, size_t width, size_t height, const char* name,
+                                        const char* file, int line) {
+    return cudaMallocPitchEmulated(reinterpret_cast<void**>(ptr), pitch, width, height, name, file, line);
+}
+#define cudaMallocPitch(ptr, pitch, width, height) \
+    cudaemu_malloc_pitch((ptr), (pitch), (width), (height), #ptr, __FILE__, __LINE__)
+
 // ---------------------------------------------------------------------------------------------------------------
 // Built-in variables. The functions are const: within one thread's run of a kernel their values never change.
 // ---------------------------------------------------------------------------------------------------------------
@@ -285,11 +302,10 @@ inline T __ldg(const T* p) {
 // ---------------------------------------------------------------------------------------------------------------
 #define CUDAEMU_UNSUPPORTED(name, why)                                                                 \
     template <class... Args>                                                                           \
-    inline int name(Args...) {                                                                         \
+    inline cudaError_t name(Args...) {                                                                 \
         static_assert(sizeof...(Args) > 1000000, #name " is not supported by the CPU emulator: " why); \
-        return 0;                                                                                      \
+        return cudaErrorUnknown;                                                                       \
     }
-CUDAEMU_UNSUPPORTED(cudaLaunchKernel, "launch kernels with <<<grid, block>>> (docs/emulator.md)")
 // Memory pools of one's own: cudaMallocAsync and the device's default pool are supported (docs/emulator.md)
 CUDAEMU_UNSUPPORTED(cudaMemPoolCreate, "use the device's default pool (cudaDeviceGetDefaultMemPool)")
 CUDAEMU_UNSUPPORTED(cudaMemPoolDestroy, "use the device's default pool (cudaDeviceGetDefaultMemPool)")
@@ -315,9 +331,9 @@ struct LaunchSite {
     const void* function = nullptr;  // the kernel, for its static shared memory size and attributes
 };
 using ThreadEntry = void (*)(void* closure);
-// Runs every block of the grid to completion (or to the first fatal error) before returning.
-void launch(const LaunchSite& site, dim3 grid, dim3 block, size_t dynamic_shared_bytes, cudaStream_t stream,
-            ThreadEntry entry, void* closure);
+// Runs every block of the grid to completion (or to the first fatal error) before returning; the launch's error.
+cudaError_t launch(const LaunchSite& site, dim3 grid, dim3 block, size_t dynamic_shared_bytes, cudaStream_t stream,
+                   ThreadEntry entry, void* closure);
 // The same for cudaLaunchCooperativeKernel (cudaemu_cooperative.h): every block resident at once; the launch's error.
 cudaError_t launch_cooperative(const LaunchSite& site, dim3 grid, dim3 block, size_t dynamic_shared_bytes,
                                cudaStream_t stream, ThreadEntry entry, void* closure);
@@ -517,6 +533,9 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags);
 cudaError_t cudaEventQuery(cudaEvent_t event);
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t stream = 0);
+cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                              cudaMemcpyKind kind, cudaStream_t stream = 0);
+cudaError_t cudaMemset2DAsync(void* ptr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream = 0);
 cudaError_t cudaMemsetAsync(void* ptr, int value, size_t bytes, cudaStream_t stream = 0);
 cudaError_t cudaMallocAsyncEmulated(void** ptr, size_t bytes, cudaStream_t stream, const char* name, const char* file,
                                     int line);

@@ -6,6 +6,9 @@
 
 unsigned long long atomicAdd(unsigned long long* address, unsigned long long value);
 double atomicAdd(double* address, double value);
+// compute capability 9.x: each element added atomically on its own (here the vector is one update)
+float2 atomicAdd(float2* address, float2 value);
+float4 atomicAdd(float4* address, float4 value);
 
 int atomicSub(int* address, int value);
 unsigned int atomicSub(unsigned int* address, unsigned int value);

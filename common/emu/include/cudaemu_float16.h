@@ -182,3 +182,34 @@ CUDAEMU_FLOAT16_TYPE(__nv_bfloat16, __nv_bfloat162, float_to_bfloat16_bits, bflo
 #undef CUDAEMU_FLOAT16_TYPE
 #undef CUDAEMU_FLOAT16_MUL
 #undef CUDAEMU_FLOAT16_MUL_FUSED
+
+// Shuffles of the 16-bit types and their pairs, as cuda_fp16.h and cuda_bf16.h declare them: the bits move as an
+// unsigned int's. Always inlined, so that the shuffle is called from the kernel's own line (the runtime tells
+// collectives apart by it).
+#define CUDAEMU_FLOAT16_SHFL(T, NAME, LANE)                                                             \
+    __attribute__((always_inline)) inline T NAME(unsigned int mask, T var, LANE lane, int width = 32) { \
+        unsigned int bits = 0;                                                                          \
+        __builtin_memcpy(&bits, &var, sizeof var);                                                      \
+        bits = NAME(mask, bits, lane, width);                                                           \
+        T out;                                                                                          \
+        __builtin_memcpy(&out, &bits, sizeof out);                                                      \
+        return out;                                                                                     \
+    }
+#define CUDAEMU_FLOAT16_SHUFFLES(T)                         \
+    CUDAEMU_FLOAT16_SHFL(T, __shfl_sync, int)               \
+    CUDAEMU_FLOAT16_SHFL(T, __shfl_up_sync, unsigned int)   \
+    CUDAEMU_FLOAT16_SHFL(T, __shfl_down_sync, unsigned int) \
+    CUDAEMU_FLOAT16_SHFL(T, __shfl_xor_sync, int)
+CUDAEMU_FLOAT16_SHUFFLES(__half)
+CUDAEMU_FLOAT16_SHUFFLES(__half2)
+CUDAEMU_FLOAT16_SHUFFLES(__nv_bfloat16)
+CUDAEMU_FLOAT16_SHUFFLES(__nv_bfloat162)
+#undef CUDAEMU_FLOAT16_SHUFFLES
+#undef CUDAEMU_FLOAT16_SHFL
+
+// Atomic adds of the 16-bit types (common/emu/atomics.cpp). A pair's two halves are each added atomically, as CUDA
+// promises (here the pair is one 32-bit update).
+__half atomicAdd(__half* address, __half value);
+__half2 atomicAdd(__half2* address, __half2 value);
+__nv_bfloat16 atomicAdd(__nv_bfloat16* address, __nv_bfloat16 value);
+__nv_bfloat162 atomicAdd(__nv_bfloat162* address, __nv_bfloat162 value);

@@ -24,6 +24,10 @@ int main() {
     std::printf("shared_mem_per_block: %zu\n", prop.sharedMemPerBlock);
     std::printf("multiprocessors_ok: %d\n", prop.multiProcessorCount >= 1 ? 1 : 0);
     std::printf("global_memory_ok: %d\n", prop.totalGlobalMem > 0 ? 1 : 0);
+    int memory_clock_khz = 0;
+    print_error("get_memory_clock", cudaDeviceGetAttribute(&memory_clock_khz, cudaDevAttrMemoryClockRate, 0));
+    // a textbook's peak bandwidth, 2 x memory clock x bus width, and the L2 cache are known (an H100's here)
+    std::printf("memory_described: %d\n", memory_clock_khz > 0 && prop.memoryBusWidth > 0 && prop.l2CacheSize > 0);
     int mode = -1;  // NVIDIA's helper_cuda.h picks a device this way
     print_error("get_compute_mode", cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, 0));
     std::printf("compute_mode_allows_use: %d\n", mode != cudaComputeModeProhibited ? 1 : 0);

@@ -1,7 +1,7 @@
 // The ways CUDA code names the kernel it launches: a template whose `<<<` is on the next line, an element of an
 // array of kernels, a function pointer, a launch inside a macro, a launch in an included header, template arguments
-// that are expressions with `>>` and `>` in them, and a kernel overloaded on its parameters (its launch picks the
-// overload as a call would). Each kernel
+// that are expressions with `>>` and `>` in them, a kernel overloaded on its parameters (its launch picks the
+// overload as a call would), and cudaLaunchKernel with the arguments as an array of pointers to them. Each kernel
 // adds a different amount to every element, so the final values say which launches ran, and how often.
 //
 // Build: nvcc -arch=sm_90 -o launch_forms tests/emu/programs/launch_forms.cu
@@ -84,6 +84,15 @@ int main() {
     overloaded_kernel<<<(n + 127) / 128, 128>>>(d_half, n);
     want += 20000;
     print_error("overloaded_launch", cudaGetLastError());
+
+    int count = n;
+    void* arguments[] = {&d_data, &count};
+    print_error("launch_kernel", cudaLaunchKernel((const void*)add_kernel<300>, dim3((n + 127) / 128), dim3(128),
+                                                  arguments, 0, nullptr));
+    want += 300;
+    print_error("launch_kernel_too_large", cudaLaunchKernel(reinterpret_cast<const void*>(times_two_kernel), dim3(1),
+                                                            dim3(2048), arguments, 0, nullptr));
+    print_error("after_refused_launch", cudaGetLastError());
     float half = 0.0f;
     CHECK(cudaMemcpy(&half, d_half + n - 1, sizeof half, cudaMemcpyDeviceToHost));
     std::printf("float_overload: %g\n", half);

@@ -1,6 +1,7 @@
 // Source forms that nvcc accepts and that CUDA's samples use, which common/emu/emucc rewrites: a device-code guard on
 // the architecture (`#if __CUDA_ARCH__ >= 700`: true for an sm_90 device), an extern __shared__ array declared with
-// its type first (`extern int __shared__ name[];`), and a cooperative launch of a kernel cast to `void *`.
+// its type first (`extern int __shared__ name[];`), a cooperative launch of a kernel cast to `void *`, and a device
+// function's `static __shared__` buffer (the same as without `static`).
 //
 // Build: nvcc -arch=sm_90 -o source_forms tests/emu/programs/source_forms.cu
 
@@ -26,6 +27,23 @@ __global__ void reverse_kernel(const int* in, int* out) {
     guard = 1;
 #endif
     out[blockIdx.x * BLOCK + t] = staged[BLOCK - 1 - t] + 1000 * guard;
+}
+
+// the block's sum, through a buffer that the device function declares itself, as blog reductions do
+template <class T>
+__device__ T block_sum(T value) {
+    static __shared__ T partial[BLOCK];
+    partial[threadIdx.x] = value;
+    __syncthreads();
+    T sum = 0;
+    for (int i = 0; i < BLOCK; ++i) sum += partial[i];
+    __syncthreads();
+    return sum;
+}
+
+__global__ void block_sum_kernel(const int* in, int* sums) {
+    const int sum = block_sum(in[blockIdx.x * BLOCK + threadIdx.x]);
+    if (threadIdx.x == 0) sums[blockIdx.x] = sum;
 }
 
 __global__ void grid_sum_kernel(const int* in, int* partial, int* total) {
@@ -59,6 +77,12 @@ int main() {
     std::vector<int> got(n);
     CHECK(cudaMemcpy(got.data(), d_out, n * sizeof(int), cudaMemcpyDeviceToHost));
     print_compare("arch_guard_and_type_first_extern_shared", got, want);
+
+    block_sum_kernel<<<blocks, BLOCK>>>(d_in, d_partial);
+    std::vector<int> sums(blocks), want_sums(blocks, 0);
+    CHECK(cudaMemcpy(sums.data(), d_partial, blocks * sizeof(int), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; ++i) want_sums[i / BLOCK] += in[i];
+    print_compare("static_shared_block_sums", sums, want_sums);
 
     void* args[] = {&d_in, &d_partial, &d_total};
     print_error("cooperative_launch_void_cast",
