@@ -8,8 +8,8 @@ import pytest
 from cudaemu_cc.declarations import DYNAMIC_SHARED_DEFINITION
 from cudaemu_cc.errors import SourceError
 from cudaemu_cc.scan import code_mask, line_of
-from cudaemu_cc.source import (CUDA_ARCH, drop_lambda_device, drop_static_of_shared, rename_builtin_variables,
-                               rewrite_arch_comparisons, rewrite_source)
+from cudaemu_cc.source import (CUDA_ARCH, device_arch_in_device_bodies, drop_lambda_device, drop_static_of_shared,
+                               rename_builtin_variables, rewrite_arch_comparisons, rewrite_source)
 
 
 def code_of(text):
@@ -118,6 +118,21 @@ def test_extended_lambda_loses_its_device_attribute():
         "auto f = [=]  (int i) { return i; };"
     assert drop_lambda_device("auto g = [&] __host__ __device__ () {};") == "auto g = [&]  () {};"
     assert drop_lambda_device("auto h = [] __device__ __host__ () {};") == "auto h = []  () {};"
+
+
+def test_cuda_arch_is_defined_in_the_bodies_of_device_only_functions():
+    device = ("__global__ void k(int* o) {\n#ifdef __CUDA_ARCH__\n  o[0] = __CUDA_ARCH__;  // __CUDA_ARCH__\n#endif\n"
+              "#if !defined(__CUDA_ARCH__)\n  o[1] = 1;\n#endif\n  puts(\"__CUDA_ARCH__\");\n}\n")
+    assert device_arch_in_device_bodies(device) == (
+        "__global__ void k(int* o) {\n#if 1\n  o[0] = 900;  // __CUDA_ARCH__\n#endif\n"
+        "#if !1\n  o[1] = 1;\n#endif\n  puts(\"__CUDA_ARCH__\");\n}\n")
+    assert device_arch_in_device_bodies("__device__ int f() {\n#ifndef __CUDA_ARCH__\n  return 0;\n#endif\n}\n") == \
+        "__device__ int f() {\n#if 0\n  return 0;\n#endif\n}\n"
+    for host in ("__host__ __device__ int f() {\n#ifdef __CUDA_ARCH__\n  return 1;\n#endif\n}\n",  # compiled once
+                 "__device__ __host__ int f() {\n#ifdef __CUDA_ARCH__\n  return 1;\n#endif\n}\n",
+                 "int h() {\n#ifdef __CUDA_ARCH__\n  return 1;\n#endif\n}\n",
+                 "__device__ int table[2] = {1, 2};\nint h() {\n#ifdef __CUDA_ARCH__\n  return 1;\n#endif\n}\n"):
+        assert device_arch_in_device_bodies(host) == host
 
 
 def test_static_of_a_shared_variable_becomes_spaces():

@@ -9,7 +9,8 @@ diagnostics and the emulator's reports name the lines the student wrote.
     static __shared__        __shared__, which is static here already (drop_static_of_shared)
     gridDim, blockDim, ...   a variable of the program's own with a built-in variable's name (rename_builtin_variables)
     launches                 launches.py: rewrite_launches, rewrite_cooperative_launches
-    __CUDA_ARCH__            compared as an H100's in #if and #elif (rewrite_arch_comparisons)
+    __CUDA_ARCH__            compared as an H100's in #if and #elif (rewrite_arch_comparisons), defined in device-only
+                             functions (device_arch_in_device_bodies)
 """
 import re
 
@@ -48,7 +49,7 @@ def rewrite_source(path, text, deduced=()):
     text = rewrite_launches(path, text, errors, deduced)
     if errors:
         raise SourceError(errors)
-    return rewrite_arch_comparisons(rewrite_cooperative_launches(text))
+    return rewrite_arch_comparisons(device_arch_in_device_bodies(rewrite_cooperative_launches(text)))
 
 
 # The built-in variables are macros here (cuda_runtime.h: `#define gridDim (::cudaemu::grid_dim())`); under nvcc they
@@ -166,9 +167,66 @@ def drop_lambda_device(text):
 
 # nvcc compiles device code with __CUDA_ARCH__ set to the target (900 for sm_90) and host code without it; here both
 # are one pass. A comparison of __CUDA_ARCH__ with a number in #if/#elif (the guard of a feature's device code,
-# `#if __CUDA_ARCH__ >= 700`) is evaluated for the device the emulator stands for, an H100: 900. `#ifdef
-# __CUDA_ARCH__` and `defined(__CUDA_ARCH__)`, which tell host code from device code, stay false: the host path.
+# `#if __CUDA_ARCH__ >= 700`) is evaluated for the device the emulator stands for, an H100: 900. Inside the body of
+# a function that only device code runs (__global__, or __device__ without __host__), __CUDA_ARCH__ is defined, as
+# under nvcc: `#ifdef __CUDA_ARCH__` holds there, and the name is 900 (device_arch_in_device_bodies). Elsewhere
+# `#ifdef __CUDA_ARCH__` and `defined(__CUDA_ARCH__)` stay false: the host path, in a __host__ __device__ function
+# too, which is compiled once here.
 CUDA_ARCH = "900"
+
+
+def device_only_bodies(text, mask):
+    """[(start, end)] of the bodies (`{` to `}`) of the functions declared __global__, or __device__ without
+    __host__."""
+    spans = []
+    for m in re.finditer(r"\b(?:__global__|__device__)\b", text):
+        if not mask[m.start()] or (spans and m.start() < spans[-1][1]):
+            continue
+        depth, j, parameters = 0, m.end(), False
+        while j < len(text) and not (mask[j] and depth == 0 and text[j] in ";{="):
+            if mask[j] and text[j] in "()":
+                depth += 1 if text[j] == "(" else -1
+                parameters = True
+            j += 1
+        start = statement_start(text, mask, m.start())
+        if j >= len(text) or text[j] != "{" or not parameters or start is None or \
+                re.search(r"\b__host__\b", text[start:j]):
+            continue
+        depth, k = 0, j
+        while k < len(text):
+            if mask[k] and text[k] in "{}":
+                depth += 1 if text[k] == "{" else -1
+                if depth == 0:
+                    break
+            k += 1
+        spans.append((j, k))
+    return spans
+
+
+def device_arch_in_device_bodies(text):
+    """In the bodies of device-only functions (see above): `#ifdef __CUDA_ARCH__` as `#if 1`, `#ifndef` as `#if 0`,
+    `defined(__CUDA_ARCH__)` as 1, and the name itself as 900."""
+    mask = code_mask(text)
+    spans = device_only_bodies(text, mask)
+    if not spans:
+        return text
+
+    def directive(line):
+        line = re.sub(r"^([ \t]*#[ \t]*)ifdef[ \t]+__CUDA_ARCH__\b", r"\1if 1", line)
+        line = re.sub(r"^([ \t]*#[ \t]*)ifndef[ \t]+__CUDA_ARCH__\b", r"\1if 0", line)
+        line = re.sub(r"\bdefined[ \t]*(?:\([ \t]*__CUDA_ARCH__[ \t]*\)|[ \t]+__CUDA_ARCH__\b)", "1", line)
+        return re.sub(r"\b__CUDA_ARCH__\b", CUDA_ARCH, line)
+
+    out, pos = [], 0
+    for start, end in spans:
+        out.append(text[pos:start])
+        body = text[start:end]
+        out.append(re.sub(r"^[ \t]*#[^\n]*|\b__CUDA_ARCH__\b",
+                          lambda m: directive(m.group(0)) if m.group(0).lstrip().startswith("#") or
+                          mask[start + m.start()] else m.group(0), body, flags=re.M))
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def rewrite_arch_comparisons(text):

@@ -1,7 +1,8 @@
 // Source forms that nvcc accepts and that CUDA's samples use, which common/emu/emucc rewrites: a device-code guard on
 // the architecture (`#if __CUDA_ARCH__ >= 700`: true for an sm_90 device), an extern __shared__ array declared with
-// its type first (`extern int __shared__ name[];`), a cooperative launch of a kernel cast to `void *`, and a device
-// function's `static __shared__` buffer (the same as without `static`).
+// its type first (`extern int __shared__ name[];`), a cooperative launch of a kernel cast to `void *`, a device
+// function's `static __shared__` buffer (the same as without `static`), and `#ifdef __CUDA_ARCH__` in device
+// functions, where it holds (900 on an sm_90 device).
 //
 // Build: nvcc -arch=sm_90 -o source_forms tests/emu/programs/source_forms.cu
 
@@ -27,6 +28,24 @@ __global__ void reverse_kernel(const int* in, int* out) {
     guard = 1;
 #endif
     out[blockIdx.x * BLOCK + t] = staged[BLOCK - 1 - t] + 1000 * guard;
+}
+
+// the device's architecture, as device code sees it
+__device__ int device_arch() {
+#ifdef __CUDA_ARCH__
+    return __CUDA_ARCH__;
+#else
+    return -1;
+#endif
+}
+
+__global__ void arch_kernel(int* arch) {
+#if defined(__CUDA_ARCH__)
+    *arch = device_arch();
+#endif
+#ifndef __CUDA_ARCH__
+    *arch = -2;
+#endif
 }
 
 // the block's sum, through a buffer that the device function declares itself, as blog reductions do
@@ -83,6 +102,11 @@ int main() {
     CHECK(cudaMemcpy(sums.data(), d_partial, blocks * sizeof(int), cudaMemcpyDeviceToHost));
     for (int i = 0; i < n; ++i) want_sums[i / BLOCK] += in[i];
     print_compare("static_shared_block_sums", sums, want_sums);
+
+    arch_kernel<<<1, 1>>>(d_total);
+    int arch = 0;
+    CHECK(cudaMemcpy(&arch, d_total, sizeof(int), cudaMemcpyDeviceToHost));
+    std::printf("device_arch: %d\n", arch);
 
     void* args[] = {&d_in, &d_partial, &d_total};
     print_error("cooperative_launch_void_cast",
