@@ -748,17 +748,13 @@ MIN_MAX_CALL = re.compile(r"@llvm\.(minnum|maxnum)\.(f32|f64)\(")
 
 def signed_zero_min_max(ir):
     """Each minnum and maxnum of device code -> one that orders -0 below +0, as a GPU's (see above)."""
-    device = device_functions(ir)
-    if not device:
-        return ir
-    out, used = [], set()
+    used = set()
 
     def rename(m):
         used.add(m.groups())
         return "@cudaemu.%s.%s(" % m.groups()
 
-    for is_device, lines in pieces(ir, device):
-        out.extend([MIN_MAX_CALL.sub(rename, line) for line in lines] if is_device else lines)
+    out = [rewrite_device_lines(ir, lambda line: [MIN_MAX_CALL.sub(rename, line)])]
     for op, suffix in sorted(used):
         t, i = ("float", "i32") if suffix == "f32" else ("double", "i64")
         out.append("\ndefine linkonce_odr hidden %s @cudaemu.%s.%s(%s %%a, %s %%b) alwaysinline {\n"
