@@ -351,11 +351,42 @@ std::string run_failure(const Problem& p, const Run& run) {
 namespace {
 
 // With every A element a and every B element b, each element of C is K products a·b. A wrong value that is a whole
-// number of them says how many products the kernel added up.
-// A loop over K that stops early (a phase count that rounds down) leaves every element of C short by the same number
-// of products; only then is it said. An index bug leaves some elements right, or sums of different lengths, or, in a
-// tile or fragment, pairs the same elements with the zero fill everywhere: where the emulator saw every element of A
-// and B read, the loop did reach all of K, and the products were lost after the loads.
+// number of them says how many products the kernel added up, and that number is only said when every element of C
+// holds it.
+// - Some elements of A or B never read: a loop over K stopped early (a phase count that rounds down).
+// - Every element read, and the count is what the phases leave under a known mistake: the products of the last phase
+//   alone (the sum set to 0 in every phase), or each phase short of the same steps of k (its inner loop stops early
+//   or starts late). On a GPU, where reads are not counted, a count that both a stop and a phase mistake explain
+//   asks about both.
+// - Every element read, and no such count: the products were lost after the loads. Only then is an index into a
+//   shared tile or fragment asked about (the zero fill only where K leaves a partial slice to fill).
+// The question a count of products asks of a kernel's phases, or "" when it fits no known mistake.
+std::string phase_question(const Problem& p, uint64_t products) {
+    const int T = p.k_slice, S = std::max(p.k_step, 1);
+    if (T <= 0 || p.K <= 0) return "";
+    std::vector<int> slices;  // the values of k each phase holds
+    for (int k0 = 0; k0 < p.K; k0 += T) slices.push_back(std::min(T, p.K - k0));
+    if (slices.size() > 1 && products == uint64_t(slices.back()))
+        return "these are exactly the last phase's products: is the sum set to 0 inside the loop over phases, so that "
+               "each phase starts again? Set it once, before that loop";
+    for (int d = S; d < T; d += S) {
+        uint64_t stop_short = 0, start_late = 0;
+        for (int r : slices) {
+            stop_short += uint64_t(std::min(r, T - d));
+            start_late += uint64_t(std::max(r - d, 0));
+        }
+        if (products != stop_short && products != start_late) continue;
+        const std::string n = std::to_string(d);
+        const std::string how = products == stop_short && products == start_late
+                                    ? "stop " + n + " short of the slice's end, or start at " + n
+                                : products == stop_short ? "stop " + n + " short of the slice's end"
+                                                         : "start at " + n + " instead of 0";
+        return "each full phase added " + std::to_string(T - d) + " of its " + std::to_string(T) +
+               " products: does the loop over k within a phase " + how + "?";
+    }
+    return "";
+}
+
 std::string constant_hint(const Problem& p, const Run& run) {
     const std::vector<float>& C = run.C;
     if (p.A.empty() || p.B.empty() || C.empty()) return "";
@@ -370,17 +401,27 @@ std::string constant_hint(const Problem& p, const Run& run) {
         if (x != b) return "";
     const double products = double(got) / (double(a) * b);
     if (a * b == 0 || products <= 0 || products >= p.K || products != std::floor(products)) return "";
-    const std::string count = "; that is " + with_commas(uint64_t(products)) + " of the K = " + std::to_string(p.K) +
-                              " products a·b added up";
+    const uint64_t n = uint64_t(products);
+    const std::string count =
+        "; that is " + with_commas(n) + " of the K = " + std::to_string(p.K) + " products a·b added up";
+    const std::string stop_early = "does a loop over K stop early (a count of phases that rounds down)?";
+    const std::string phases = phase_question(p, n);
     auto all_read = [](const std::vector<uint32_t>& reads) {
         return !reads.empty() && std::all_of(reads.begin(), reads.end(), [](uint32_t r) { return r > 0; });
     };
-    if (run.measured && all_read(run.A_reads) && all_read(run.B_reads))
-        return count +
-               ", though every element of A and B was read: the loop over K reached its end, and products were lost "
-               "after the loads — does an index into a shared tile or a fragment pair some elements of A with the "
-               "wrong k of B, or with the zero fill past the edge?";
-    return count + ": does a loop over K stop early (a count of phases that rounds down)?";
+    if (!run.measured) {  // a GPU's run: which elements were read is not known
+        const bool rounds_down = p.k_slice <= 0 || n == uint64_t(p.K / p.k_slice) * p.k_slice;
+        if (rounds_down && !phases.empty()) return count + ": " + stop_early + " Or " + phases;
+        return count + ": " + (phases.empty() ? stop_early : phases);
+    }
+    if (!all_read(run.A_reads) || !all_read(run.B_reads)) return count + ": " + stop_early;
+    const std::string read = count + ", though every element of A and B was read";
+    if (!phases.empty()) return read + ": " + phases;
+    const bool zero_fill = p.k_slice <= 0 || p.K % p.k_slice != 0;
+    return read +
+           ": the loop over K reached its end, and products were lost after the loads — does an index into a "
+           "shared tile or a fragment pair some elements of A with the wrong k of B" +
+           (zero_fill ? ", or with the zero fill past the edge?" : "?");
 }
 
 }  // namespace

@@ -20,6 +20,9 @@ struct Problem {
     int M = 0, N = 0, K = 0;
     std::vector<float> A, B;
     std::string description;  // "55×48·48×43 seeded random"
+    // The kernel's phases, where the test knows them (a constant problem's hint uses them): each phase takes a
+    // k_slice-wide slice of K (0: the kernel has no phases), k_step values of k at a time (8 for a tensor-core step).
+    int k_slice = 0, k_step = 1;
 };
 
 Problem constant_problem(int M, int N, int K, float a, float b);  // every A element a, every B element b

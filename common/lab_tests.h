@@ -55,10 +55,14 @@ inline void expect_correct(const std::vector<Problem>& problems) {
     }
 }
 
-// A·B with every A element 1 and every B element 2: each output is 2·K, which float represents exactly.
-inline void expect_constant_case(int width) {
+// A·B with every A element 1 and every B element 2: each output is 2·K, which float represents exactly. A lab whose
+// kernel works in phases passes its slice of K (and the k its inner loop takes per step), so that a result short by
+// some products can be laid against the phases.
+inline void expect_constant_case(int width, int k_slice = 0, int k_step = 1) {
     CAPTURE(width);
     Problem p = constant_problem(width, width, width, 1.0f, 2.0f);
+    p.k_slice = k_slice;
+    p.k_step = k_step;
     Run run = run_student(p);
     Verdict v = check_result(p, run);
     expect(v);

@@ -5,7 +5,7 @@
 #include "lab_tests.h"
 
 TEST_SUITE("correctness") {
-TEST_CASE("width=32 with A = 1, B = 2: every value is 64.0") { expect_constant_case(32); }
+TEST_CASE("width=32 with A = 1, B = 2: every value is 64.0") { expect_constant_case(32, TILE_WIDTH); }
 
 TEST_CASE("16x16 with values 1..256") { expect_correct({counting_problem(16, 16, 16)}); }
 

@@ -5,7 +5,7 @@
 #include "lab_tests.h"
 
 TEST_SUITE("correctness") {
-TEST_CASE("width=34 with A = 1, B = 2: every value is 68.0") { expect_constant_case(34); }
+TEST_CASE("width=34 with A = 1, B = 2: every value is 68.0") { expect_constant_case(34, TILE_WIDTH); }
 
 TEST_CASE("4x4 with values 1..16: C[0][0] = 90") { expect_counting_case(); }
 

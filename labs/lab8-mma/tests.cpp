@@ -14,7 +14,7 @@
 static_assert(BM == 128 && BN == 128, "the traffic tests' names state a 128×128 block tile");
 
 TEST_SUITE("correctness") {
-TEST_CASE("width=34 with A = 1, B = 2: every value is 68.0") { expect_constant_case(34); }
+TEST_CASE("width=34 with A = 1, B = 2: every value is 68.0") { expect_constant_case(34, BK, 8); }
 
 TEST_CASE("4x4 with values 1..16: C[0][0] = 90") { expect_counting_case(); }
 
