@@ -240,17 +240,16 @@ __attribute__((always_inline)) inline void count_global(Worker* w, Fiber* f, All
         for (size_t i = first; i <= last; ++i) {
             writes[i]++;
             if (judged) {
-                if (__atomic_load_n(&al->store_launch[i], __ATOMIC_RELAXED) == L.serial) {
-                    const uint32_t last_writer = __atomic_load_n(&al->writer[i], __ATOMIC_RELAXED);
-                    // (a block still running may not have made its store yet: the value before ours is unknown)
-                    if (last_writer != writer && L.finished[last_writer - 1].load(std::memory_order_acquire))
-                        other_store = last_writer;
-                }
+                const uint64_t stored = __atomic_load_n(&al->store_by[i], __ATOMIC_RELAXED);
+                const uint32_t last_writer = uint32_t(stored);
+                // (a block still running may not have made its store yet: the value before ours is unknown)
+                if (stored >> 32 == L.serial && last_writer && last_writer != writer &&
+                    L.finished[last_writer - 1].load(std::memory_order_acquire))
+                    other_store = last_writer;
                 const uint64_t loaded = __atomic_load_n(&al->load_by[i], __ATOMIC_RELAXED);
                 if (loaded >> 32 == L.serial && uint32_t(loaded) != writer) other_load = uint32_t(loaded);
             }
-            __atomic_store_n(&al->store_launch[i], L.serial, __ATOMIC_RELAXED);
-            __atomic_store_n(&al->writer[i], writer, __ATOMIC_RELAXED);
+            __atomic_store_n(&al->store_by[i], uint64_t(L.serial) << 32 | writer, __ATOMIC_RELAXED);
         }
         if (__builtin_expect(other_store != 0, 0))
             note_store_after_other_block(w, al, a, size, pc, true, other_store - 1);
@@ -271,10 +270,9 @@ __attribute__((always_inline)) inline void count_global(Worker* w, Fiber* f, All
             const uint32_t reader = static_cast<uint32_t>(w->block_linear + 1);
             uint32_t other_store = 0;
             for (size_t i = first; i <= last; ++i) {
-                if (__builtin_expect(__atomic_load_n(&al->store_launch[i], __ATOMIC_RELAXED) == L.serial, 0)) {
-                    const uint32_t writer = __atomic_load_n(&al->writer[i], __ATOMIC_RELAXED);
-                    if (writer != reader) other_store = writer;
-                }
+                const uint64_t stored = __atomic_load_n(&al->store_by[i], __ATOMIC_RELAXED);
+                if (__builtin_expect(stored >> 32 == L.serial, 0) && uint32_t(stored) != reader)
+                    other_store = uint32_t(stored);
                 const uint64_t loaded = __atomic_load_n(&al->load_by[i], __ATOMIC_RELAXED);
                 const uint64_t mine = uint64_t(L.serial) << 32 | reader;
                 if (loaded >> 32 != L.serial)

@@ -93,7 +93,7 @@ ElementCounts element_counts(const void* device_ptr) {
         if (p)
             for (size_t i = 0; i < al->words; ++i) c.writes[i] += p[i];
     c.writer_block.resize(al->words);
-    for (size_t i = 0; i < al->words; ++i) c.writer_block[i] = int64_t(al->writer[i]) - 1;
+    for (size_t i = 0; i < al->words; ++i) c.writer_block[i] = int64_t(uint32_t(al->store_by[i])) - 1;
     return c;
 }
 
@@ -105,7 +105,7 @@ void reset_element_counts(const void* device_ptr) {
         if (p) memset(p, 0, al->words * 4);
     for (uint32_t* p : al->writes)
         if (p) memset(p, 0, al->words * 4);
-    memset(al->writer, 0, al->words * 4);
+    memset(al->store_by, 0, al->words * 8);
 }
 
 namespace {
@@ -121,10 +121,9 @@ Allocation* add_allocation(uintptr_t base, size_t bytes, const char* name, const
     al->line = line;
     al->reads.assign(config().workers, nullptr);
     al->writes.assign(config().workers, nullptr);
-    al->writer = static_cast<uint32_t*>(calloc(al->words, 4));
-    al->store_launch = static_cast<uint32_t*>(calloc(al->words, 4));
+    al->store_by = static_cast<uint64_t*>(calloc(al->words, 8));
     al->load_by = static_cast<uint64_t*>(calloc(al->words, 8));
-    if (!al->writer || !al->store_launch || !al->load_by) return nullptr;
+    if (!al->store_by || !al->load_by) return nullptr;
     g_allocations.push_back(std::move(al));
     return g_allocations.back().get();
 }

@@ -38,8 +38,9 @@ struct Allocation {
     // Per 4-byte word. Each worker counts in its own arrays (allocated when it first touches the allocation), so
     // that workers never contend for a cache line; element_counts() adds them up.
     std::vector<uint32_t*> reads, writes;  // [worker][word]
-    uint32_t* writer = nullptr;            // [word]: linear block index + 1 of the last store, 0 = none
-    uint32_t* store_launch = nullptr;      // [word]: the serial of the launch that made that store (Launch::serial)
+    // [word]: the serial of the launch that made the last store (Launch::serial) << 32 | linear block index + 1 of
+    // the block that made it; 0 = none. One word, so that a worker never reads one half of another's store.
+    uint64_t* store_by = nullptr;
     // [word]: the serial of the last launch that loaded it << 32 | linear block index + 1 of the block that did, or
     // kManyBlocks where several blocks of that launch loaded it
     uint64_t* load_by = nullptr;
@@ -47,8 +48,7 @@ struct Allocation {
     ~Allocation() {
         for (uint32_t* p : reads) free(p);
         for (uint32_t* p : writes) free(p);
-        free(writer);
-        free(store_launch);
+        free(store_by);
         free(load_by);
     }
 };
