@@ -65,6 +65,18 @@ Problem random_problem(int M, int N, int K, uint32_t seed) {
 
 #ifdef CUDAEMU
 namespace {
+// The emulator's advice is for any program; a lab's matmul knows more. Blocks that store different values to one
+// element of C have no sum to combine (the emulator suggests an atomic, as for a histogram's bins): every element of
+// C is one dot product, so the store's index maps two threads to one element.
+std::string matmul_advice(const std::string& kind, const std::string& message) {
+    const size_t dash = message.rfind(" — ");
+    if (kind != "race" || message.find("both store to 'C'[") == std::string::npos || dash == std::string::npos)
+        return message;
+    return message.substr(0, dash) +
+           " — each element of C is one dot product, for one thread of one block to store: does the store's index "
+           "map two threads to one element (row and column swapped, or a column past N running into the next row)?";
+}
+
 // The emulator's account of every launch since clear_launches(): traffic and findings.
 void collect_launches(Run& run) {
     run.measured = true;
@@ -116,8 +128,14 @@ void collect_launches(Run& run) {
             it->requests += l.requests, it->sectors += l.sectors, it->ideal += l.ideal;
         }
         if (!r.refused.empty()) run.findings.push_back({"launch", "", 0, r.refused});
-        for (const cudaemu::Diagnostic& d : r.diagnostics) run.findings.push_back({d.kind, d.file, d.line, d.message});
+        for (const cudaemu::Diagnostic& d : r.diagnostics)
+            run.findings.push_back({d.kind, d.file, d.line, matmul_advice(d.kind, d.message)});
     }
+    // An access a GPU faults on comes first: a race or an uninitialised read at the same line is often its echo (a
+    // column past N stores into the next row, which another thread stores too).
+    std::stable_partition(run.findings.begin(), run.findings.end(), [](const Finding& f) {
+        return f.kind == "launch" || f.kind == "out-of-bounds" || f.kind == "misaligned";
+    });
     run.bytes_read_AB = run.bytes_read_A + run.bytes_read_B;
     for (const cudaemu::CopyReport& c : cudaemu::copies())
         if (c.from == "A" || c.from == "B")
@@ -350,16 +368,6 @@ std::string run_failure(const Problem& p, const Run& run) {
 
 namespace {
 
-// With every A element a and every B element b, each element of C is K products a·b. A wrong value that is a whole
-// number of them says how many products the kernel added up, and that number is only said when every element of C
-// holds it.
-// - Some elements of A or B never read: a loop over K stopped early (a phase count that rounds down).
-// - Every element read, and the count is what the phases leave under a known mistake: the products of the last phase
-//   alone (the sum set to 0 in every phase), or each phase short of the same steps of k (its inner loop stops early
-//   or starts late). On a GPU, where reads are not counted, a count that both a stop and a phase mistake explain
-//   asks about both.
-// - Every element read, and no such count: the products were lost after the loads. Only then is an index into a
-//   shared tile or fragment asked about (the zero fill only where K leaves a partial slice to fill).
 // The question a count of products asks of a kernel's phases, or "" when it fits no known mistake.
 std::string phase_question(const Problem& p, uint64_t products) {
     const int T = p.k_slice, S = std::max(p.k_step, 1);
@@ -387,6 +395,16 @@ std::string phase_question(const Problem& p, uint64_t products) {
     return "";
 }
 
+// With every A element a and every B element b, each element of C is K products a·b. A wrong value that is a whole
+// number of them says how many products the kernel added up, and that number is only said when every element of C
+// holds it.
+// - Some elements of A or B never read: a loop over K stopped early (a phase count that rounds down).
+// - Every element read, and the count is what the phases leave under a known mistake: the products of the last phase
+//   alone (the sum set to 0 in every phase), or each phase short of the same steps of k (its inner loop stops early
+//   or starts late). On a GPU, where reads are not counted, a count that both a stop and a phase mistake explain
+//   asks about both.
+// - Every element read, and no such count: the products were lost after the loads. Only then is an index into a
+//   shared tile or fragment asked about (the zero fill only where K leaves a partial slice to fill).
 std::string constant_hint(const Problem& p, const Run& run) {
     const std::vector<float>& C = run.C;
     if (p.A.empty() || p.B.empty() || C.empty()) return "";

@@ -223,6 +223,21 @@ std::string worded_races(const std::vector<const RawDiag*>& group, uint64_t coun
                "stores, and one value would still be lost (uninitialised reads of that array in this launch are not "
                "reported until then: they may follow from it)";
     }
+    // two threads storing to one element from two lines: most often two branches of one if (a tile's load and its
+    // zero fill) that index the array differently, which no barrier mends, as no thread meets both; a barrier is the
+    // fix only where one value is meant to replace the other
+    const bool ordered_lines = comparable && first_met && first_met != second_met && key(first_met) < key(second_met);
+    if (std::all_of(group.begin(), group.end(), [](const RawDiag* d) { return d->writes == 3 && d->array; })) {
+        std::string store_lines;
+        for (int line : lines) store_lines += (store_lines.empty() ? ":" : " and :") + std::to_string(line);
+        std::string ask = ". Both accesses store" + (store_lines.empty() ? "" : " (" + store_lines + ")") +
+                          ": do their indices give two threads the same element, where each should store its own? "
+                          "Two branches of one if that fill an array must index it alike";
+        if (ordered_lines)
+            ask += ". Only if one value is meant to replace the other does a " + barrier_name + " after " +
+                   place(first_met) + " and before " + place(second_met) + " order them";
+        return text + ask;
+    }
     if (!comparable || !first_met) return text + missing;
     if (first_met == second_met)
         return text + ". A " + barrier_name + " after " + place(first_met) +
@@ -493,12 +508,12 @@ void finish_report(LaunchReport& r, const std::vector<Worker*>& workers) {
     std::vector<uintptr_t> pcs;
     for (const RawDiag& d : ordered) pcs.push_back(d.pc1), pcs.push_back(d.pc2), pcs.push_back(d.barrier_pc);
     symbolize(pcs);
-    // Two threads storing to one element of an array from one line (an index that gives them the same element) leave
-    // the element one of them should have stored unwritten: reads of that array's unwritten elements are not
+    // Two threads storing to one element of an array (an index that gives them the same element) leave the element
+    // one of them should have stored unwritten: reads of that array's unwritten elements are not
     // reported, as they follow from it
     std::vector<std::string> collided;  // "'As' (byte": the arrays of such stores, as uninitialised reads name them
     for (const RawDiag& d : ordered)
-        if (d.tagged_race && one_line_stores(d)) collided.push_back(d.variable + " (byte");
+        if (d.tagged_race && d.writes == 3 && d.array) collided.push_back(d.variable + " (byte");
     ordered.erase(std::remove_if(ordered.begin(), ordered.end(),
                                  [&](const RawDiag& d) {
                                      return d.kind == DiagKind::kUninitialised &&

@@ -219,6 +219,41 @@ cudaError_t read_unwritten_shared(const float* in, float* out) {
     return cudaGetLastError();
 }
 
+// A tile filled by the two branches of one if: the load stores tile[x][y], the zero fill tile[y][x], so thread (x, y)
+// of the first and thread (y, x) of the second store one element where x >= valid. No thread meets both lines.
+__global__ void branches_index_apart_kernel(const float* in, float* out, int valid) {
+    __shared__ float tile[TILE_WIDTH][TILE_WIDTH];
+    const int x = threadIdx.x, y = threadIdx.y;
+    if (y < valid) {
+        tile[x][y] = in[y * TILE_WIDTH + x];  // BUG: tile[y][x], as the zero fill  [line: branch_load]
+    } else {
+        tile[y][x] = 0.0f;  // [line: branch_zero]
+    }
+    __syncthreads();
+    out[y * TILE_WIDTH + x] = tile[y][x];
+}
+
+cudaError_t fill_tile_by_branches(const float* in, float* out, int valid) {
+    branches_index_apart_kernel<<<1, dim3(TILE_WIDTH, TILE_WIDTH)>>>(in, out, valid);
+    return cudaGetLastError();
+}
+
+// Every thread clears its neighbour's slot and then stores its own value, without a barrier between: each slot is
+// stored twice, by two threads, and only a barrier makes the value replace the 0.
+__global__ void clear_then_store_kernel(const float* in, float* out) {
+    __shared__ float slots[SHARED_BLOCK];
+    const int t = threadIdx.x;
+    slots[(t + 1) % SHARED_BLOCK] = 0.0f;  // [line: clear_slot]
+    slots[t] = in[t];                      // BUG: a __syncthreads() belongs above  [line: store_slot]
+    __syncthreads();
+    out[t] = slots[t];
+}
+
+cudaError_t clear_then_store(const float* in, float* out) {
+    clear_then_store_kernel<<<1, SHARED_BLOCK>>>(in, out);
+    return cudaGetLastError();
+}
+
 // ----------------------------------------------------------------------------
 // any launch configuration
 

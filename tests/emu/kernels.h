@@ -42,6 +42,8 @@ cudaError_t reverse_blocks(const float* in, float* out, int blocks);  // SHARED_
 cudaError_t barrier_after_early_exit(const float* in, float* out);  // the upper half returns before the barrier
 cudaError_t barrier_in_both_branches(const float* in, float* out);  // if/else, each with its own __syncthreads()
 cudaError_t read_unwritten_shared(const float* in, float* out);     // the upper half reads slots nobody wrote
+cudaError_t fill_tile_by_branches(const float* in, float* out, int valid);  // if/else store one element apart
+cudaError_t clear_then_store(const float* in, float* out);  // two lines store one slot; a barrier orders them
 
 // ---- any launch configuration: every thread that runs sets *flag = 1
 cudaError_t set_flag(dim3 grid, dim3 block, int* flag);

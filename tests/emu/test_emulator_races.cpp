@@ -94,6 +94,44 @@ TEST_CASE("reading shared memory no thread wrote is reported as kind uninitialis
     CHECK(diagnostics_of_kind(r, "race").empty());
 }
 
+TEST_CASE("two lines storing one element ask about their indices; a barrier only where one value replaces another") {
+    SUBCASE("the two branches of one if index the tile apart: no barrier is offered between them") {
+        const int n = TILE_WIDTH * TILE_WIDTH;
+        DeviceArray<float> in(std::vector<float>(n, 1.0f)), out(n);
+        cudaemu::clear_launches();
+        REQUIRE(fill_tile_by_branches(in.ptr, out.ptr, TILE_WIDTH / 2) == cudaSuccess);
+        CHECK(cudaDeviceSynchronize() == cudaSuccess);
+        const cudaemu::LaunchReport& r = only_launch();
+        INFO(all_messages(r));
+        const std::vector<cudaemu::Diagnostic> races = diagnostics_of_kind(r, "race");
+        REQUIRE(races.size() == 1);
+        CHECK(contains(races[0].message, "both write 'tile'"));
+        CHECK(contains(races[0].message, "Both accesses store (:" + std::to_string(kernels_line("branch_load")) +
+                                             " and :" + std::to_string(kernels_line("branch_zero")) +
+                                             "): do their indices give two threads the same element"));
+        CHECK(contains(races[0].message, "Two branches of one if that fill an array must index it alike"));
+        // the element one branch should have stored is unwritten; reading it follows from the collision
+        CHECK(diagnostics_of_kind(r, "uninitialised").empty());
+    }
+    SUBCASE("a slot cleared by one thread and stored by another: the barrier between the lines is named") {
+        DeviceArray<float> in(std::vector<float>(SHARED_BLOCK, 1.0f)), out(SHARED_BLOCK);
+        cudaemu::clear_launches();
+        REQUIRE(clear_then_store(in.ptr, out.ptr) == cudaSuccess);
+        CHECK(cudaDeviceSynchronize() == cudaSuccess);
+        const cudaemu::LaunchReport& r = only_launch();
+        INFO(all_messages(r));
+        const std::vector<cudaemu::Diagnostic> races = diagnostics_of_kind(r, "race");
+        REQUIRE(races.size() == 1);
+        const std::string clear = ":" + std::to_string(kernels_line("clear_slot")),
+                          store = ":" + std::to_string(kernels_line("store_slot"));
+        CHECK(contains(races[0].message, "do their indices give two threads the same element"));
+        CHECK(contains(races[0].message,
+                       "Only if one value is meant to replace the other does a __syncthreads() "
+                       "after " +
+                           clear + " and before " + store + " order them"));
+    }
+}
+
 // ===============================================================================================================
 // Races in programs: the same with 1 and 2 worker threads
 // ===============================================================================================================
