@@ -65,20 +65,50 @@ Problem random_problem(int M, int N, int K, uint32_t seed) {
 
 #ifdef CUDAEMU
 namespace {
-// The emulator's advice is for any program; a lab's matmul knows more. Blocks that store different values to one
-// element of C have no sum to combine (the emulator suggests an atomic, as for a histogram's bins): every element of
-// C is one dot product, so the store's index maps two threads to one element.
-std::string matmul_advice(const std::string& kind, const std::string& message) {
+// The emulator's advice is for any program; a lab's matmul knows more.
+// - Blocks that store different values to one element of C have no sum to combine (the emulator suggests an atomic,
+//   as for a histogram's bins): every element of C is one dot product, so the store's index maps two threads to one
+//   element.
+// - A misaligned vector access into A, B or C asks whether the row length lets rows start aligned; here the row
+//   length is known, and so is the element the access starts at: either the rows do not start aligned, or the column
+//   does not.
+std::string matmul_advice(const std::string& kind, const std::string& message, const Problem& p) {
     const size_t dash = message.rfind(" — ");
-    if (kind != "race" || message.find("both store to 'C'[") == std::string::npos || dash == std::string::npos)
+    if (dash == std::string::npos) return message;
+    if (kind == "race" && message.find("both store to 'C'[") != std::string::npos)
+        return message.substr(0, dash) +
+               " — each element of C is one dot product, for one thread of one block to store: does the store's "
+               "index map two threads to one element (row and column swapped, or a column past N running into the "
+               "next row)?";
+    if (kind != "misaligned") return message;
+    const size_t needs = message.find("needs "), byte = message.find(" (byte ");
+    if (needs == std::string::npos || byte < 3 || message[byte - 1] != '\'' || message[byte - 3] != '\'')
         return message;
-    return message.substr(0, dash) +
-           " — each element of C is one dot product, for one thread of one block to store: does the store's index "
-           "map two threads to one element (row and column swapped, or a column past N running into the next row)?";
+    const char matrix = message[byte - 2];
+    const int align = std::atoi(message.c_str() + needs + 6), width = align / 4;  // floats per vector
+    const int row_length = matrix == 'A' ? p.K : matrix == 'B' || matrix == 'C' ? p.N : 0;
+    if (row_length <= 0 || width < 2 || (matrix != 'A' && matrix != 'B' && matrix != 'C')) return message;
+    const uint64_t element = std::strtoull(message.c_str() + byte + 7, nullptr, 10) / 4;
+    const uint64_t row = element / row_length, col = element % row_length;
+    const std::string vector = width == 4 ? "float4" : "float2", w = std::to_string(width),
+                      length = std::to_string(row_length), name(1, matrix);
+    std::string advice = " — a " + vector + " must start at a multiple of " + std::to_string(align) + " bytes. ";
+    if (row_length % width)
+        advice += "A row of " + name + " holds " + length + " floats, not a multiple of " + w +
+                  ", so its rows do not all start at one: take the " + vector +
+                  " path only when the row length is a "
+                  "multiple of " +
+                  w + ", and load by float otherwise";
+    else
+        advice += "This one starts at " + name + "[" + std::to_string(row) + "][" + std::to_string(col) +
+                  "]: the row length, " + length + ", is a multiple of " + w + ", and column " + std::to_string(col) +
+                  " is not. The column index must give every " + vector + " a column that is a multiple of " + w +
+                  " (an index that counts " + vector + "s needs × " + w + ")";
+    return message.substr(0, dash) + advice;
 }
 
 // The emulator's account of every launch since clear_launches(): traffic and findings.
-void collect_launches(Run& run) {
+void collect_launches(const Problem& p, Run& run) {
     run.measured = true;
     for (const cudaemu::LaunchReport& r : cudaemu::launches()) {
         run.requests_counted = run.requests_counted || r.requests_counted;
@@ -129,7 +159,7 @@ void collect_launches(Run& run) {
         }
         if (!r.refused.empty()) run.findings.push_back({"launch", "", 0, r.refused});
         for (const cudaemu::Diagnostic& d : r.diagnostics)
-            run.findings.push_back({d.kind, d.file, d.line, matmul_advice(d.kind, d.message)});
+            run.findings.push_back({d.kind, d.file, d.line, matmul_advice(d.kind, d.message, p)});
     }
     // An access a GPU faults on comes first: a race or an uninitialised read at the same line is often its echo (a
     // column past N stores into the next row, which another thread stores too).
@@ -211,7 +241,7 @@ Run run_matmul(const Problem& p, MatmulFn matmul) {
     }
     run.sync_error = cudaDeviceSynchronize();
 #ifdef CUDAEMU
-    collect_launches(run);
+    collect_launches(p, run);
     if (run.sync_error == cudaSuccess) {
         cudaemu::ElementCounts counts = cudaemu::element_counts(C);
         run.C_writes = counts.writes;
@@ -945,7 +975,7 @@ Run run_host_flow(const Problem& p, HostMatmulFn fn) {
     std::copy(C, C + c_elems, run.C.begin());  // what the caller finds in C when the function has returned
     run.sync_error = cudaDeviceSynchronize();
 #ifdef CUDAEMU
-    collect_launches(run);
+    collect_launches(p, run);
     const std::vector<cudaemu::DeviceAllocation> all = cudaemu::device_allocations();
     for (size_t i = allocations_before; i < all.size(); ++i)
         run.device_buffers.push_back(
