@@ -262,7 +262,8 @@ std::string worded_races(const std::vector<const RawDiag*>& group, uint64_t coun
                " stages (the first dimension), and in one pass :" + std::to_string(first_met) + " reads a stage that " +
                place(second_met) + " then writes: a pass of a " + (stages == 2 ? "double" : "multi-stage") +
                " buffer writes only a stage it does not read. Should :" + std::to_string(second_met) + " write " +
-               (stages == 2 ? "the other stage" : "another stage") + "? (If one stage is meant, a " + barrier_name +
+               (stages == 2 ? "the other stage" : "another stage") + ", or :" + std::to_string(first_met) + " read " +
+               (stages == 2 ? "the other one" : "another") + "? (If one stage is meant, a " + barrier_name +
                " after :" + std::to_string(first_met) + " and before :" + std::to_string(second_met) + " orders them.)";
     text += ". A " + barrier_name + " after " + place(first_met) + " and before " + place(second_met) + " orders them";
     if (second_met < first_met)

@@ -161,10 +161,10 @@ TEST_CASE("a double buffer's store into the stage being read asks about the stag
         // the bug: the next tile goes into the stage this pass reads
         {"stage_being_read", 2, "[s]", "[s]",
          "'buf' has 2 stages (the first dimension), and in one pass :10 reads a stage that :11 then writes: a pass "
-         "of a double buffer writes only a stage it does not read. Should :11 write the other stage? (If one stage "
-         "is meant, a __syncthreads() after :10 and before :11 orders them.)",
+         "of a double buffer writes only a stage it does not read. Should :11 write the other stage, or :10 read "
+         "the other one? (If one stage is meant, a __syncthreads() after :10 and before :11 orders them.)",
          true},
-        {"stage_being_read_of_three", 3, "[s]", "[s]", "Should :11 write another stage?", true},
+        {"stage_being_read_of_three", 3, "[s]", "[s]", "Should :11 write another stage, or :10 read another?", true},
         {"other_stage", 2, "[s]", "[(s + 1) % 2]", "", false},  // the double buffer as meant
         // one buffer: a barrier between the read and the store is the fix
         {"one_buffer", 0, "", "", "A __syncthreads() after :10 and before :11 orders them", false},
