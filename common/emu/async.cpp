@@ -25,6 +25,7 @@ struct AsyncCopy {
     size_t offset, bytes;  // in shared memory
     uint32_t tid;
     uintptr_t pc;
+    uint32_t epoch;  // the block's epoch when it was issued (Worker::epoch)
 };
 struct AsyncCopies {
     // (key, phases): the copies that complete when `phases` phases of key (a PhaseBarrier, or a pipeline's id) are done
@@ -155,7 +156,7 @@ void async_copy_issued(void* dst, size_t bytes, const void* key, uint64_t phases
     if (phases == 0) phases = static_cast<const PhaseBarrier*>(key)->phase + 1;
     const size_t last = std::min(offset + bytes, w->shared_size) - 1;
     copies.pending[{key, phases}].push_back(
-        AsyncCopy{offset, last + 1 - offset, w->current->linear, site_pc(file, line)});
+        AsyncCopy{offset, last + 1 - offset, w->current->linear, site_pc(file, line), w->epoch});
     for (size_t word = offset / 4; word <= last / 4; ++word)
         if (w->async_words[word] < 255 && w->async_words[word]++ == 0) ++w->async_words_pending;
 }
@@ -246,6 +247,18 @@ void async_in_flight_access(Worker& w, size_t offset, size_t size, bool store, u
                                    (store ? " writes " : " reads ") + shared_variable_at(word * 4) +
                                    ", which the memcpy_async of thread " + tid_coord(w, static_cast<uint16_t>(c.tid)) +
                                    " at %2 may still be filling";
+                // Issued since the block's last __syncthreads(), after the copying thread's last wait: the pass
+                // that reads these words is the one filling them, which no wait or barrier mends.
+                const bool this_pass = c.epoch >= w.interval_start && w.interval_start > w.block_first_epoch &&
+                                       entry.first.first == primitive_key_of(c.tid) && copier.pipeline_prior >= 0 &&
+                                       entry.first.second > copier.pipeline_commits_at_wait;
+                if (this_pass)
+                    return text +
+                           ": the copy was issued in this pass, after the copying thread's last "
+                           "__pipeline_wait_prior and the block's last __syncthreads(), so the pass is reading "
+                           "a buffer it is itself filling — does the copy's index (its stage or slice) pick "
+                           "the buffer this pass reads? A pass fills a buffer that no thread reads until a "
+                           "later pass";
                 if (!left_by_wait)
                     return text +
                            " — wait for the copy first (the pipeline's consumer_wait(), "

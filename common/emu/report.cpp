@@ -186,13 +186,20 @@ std::string worded_races(const std::vector<const RawDiag*>& group, uint64_t coun
     // threads of two warps: only a __syncthreads() orders them; lanes of one warp: the thread's own wording stays
     const std::string barrier_name = cross_warp ? "__syncthreads()" : "__syncthreads() or __syncwarp()";
     std::string text = rep.text;
-    const size_t cut = text.find(" with no __syncthreads()");
-    if (cross_warp)
-        text = text.substr(0, cut) + " with no __syncthreads() between them";
-    else
-        text = text.substr(0, text.find(" — is a __syncthreads() missing"));
-    const bool barrier_in_file = rep.barrier_pc && barrier.line && barrier.file == at.file;
-    text += barrier_in_file ? " since the barrier at " + line_text(barrier) : " since the block began";
+    // a read of a buffer that the same pass's copy is filling (async.cpp): its own question, and no barrier's
+    const size_t own_pass = text.find(": the copy was issued in this pass");
+    const std::string pass_advice = own_pass == std::string::npos ? "" : text.substr(own_pass);
+    if (!pass_advice.empty()) {
+        text = text.substr(0, own_pass);
+    } else {
+        const size_t cut = text.find(" with no __syncthreads()");
+        if (cross_warp)
+            text = text.substr(0, cut) + " with no __syncthreads() between them";
+        else
+            text = text.substr(0, text.find(" — is a __syncthreads() missing"));
+        const bool barrier_in_file = rep.barrier_pc && barrier.line && barrier.file == at.file;
+        text += barrier_in_file ? " since the barrier at " + line_text(barrier) : " since the block began";
+    }
     std::sort(lines.begin(), lines.end());
     if (group.size() > 1) {
         std::string others;
@@ -207,6 +214,7 @@ std::string worded_races(const std::vector<const RawDiag*>& group, uint64_t coun
     } else if (count > 1) {
         text += " (" + std::to_string(count) + " times)";
     }
+    if (!pass_advice.empty()) return text + pass_advice;
     const std::string missing = " — is a " + barrier_name + " missing?";
     // two threads storing to one element of an array from one line: the index that gave them the same element is the
     // question, as a barrier would only order the two stores, and one of the values would still be lost
@@ -542,7 +550,7 @@ void finish_report(LaunchReport& r, const std::vector<Worker*>& workers) {
                 const uintptr_t site = fragment_sites.count(g->pc1)   ? g->pc1
                                        : fragment_sites.count(g->pc2) ? g->pc2
                                                                       : 0;
-                if (site) {
+                if (site && text.find(": the copy was issued in this pass") == std::string::npos) {
                     text = fragment_first(text, fragment_sites[site], site);
                     break;
                 }

@@ -317,3 +317,52 @@ TEST_CASE("<cuda_pipeline.h>: reading a copy's destination before __pipeline_wai
         if (!waits) CHECK(contains(r.err, name + ".cu:4 may still be filling"));
     }
 }
+
+TEST_CASE(
+    "<cuda_pipeline.h>: a pass that copies into the buffer it reads is asked about the copy's index, not a wait") {
+    for (const int ahead : {1, 2}) {  // 1: the next slice into the other buffer; 2: into the buffer this pass reads
+        CAPTURE(ahead);
+        const std::string name = "primitive_next_" + std::to_string(ahead);
+        const std::string source =
+            "#include <cuda_pipeline.h>\n"
+            "__global__ void k(const float* in, float* out, int tiles, int ahead) {\n"
+            "    __shared__ float buf[2][32];\n"
+            "    const int t = threadIdx.x;\n"
+            "    __pipeline_memcpy_async(&buf[0][t], &in[t], sizeof(float));\n"
+            "    __pipeline_commit();\n"
+            "    float sum = 0.0f;\n"
+            "    for (int tile = 0; tile < tiles; ++tile) {\n"
+            "        __pipeline_wait_prior(0);\n"
+            "        __syncthreads();\n"
+            "        const int next = tile + ahead;\n"
+            "        if (next < tiles) __pipeline_memcpy_async(&buf[next % 2][t], &in[next * 32 + t], 4);\n"
+            "        __pipeline_commit();\n"
+            "        sum += buf[tile % 2][31 - t];\n"
+            "        __syncthreads();\n"
+            "    }\n"
+            "    out[t] = sum;\n"
+            "}\n"
+            "int main() {\n"
+            "    float* d;\n"
+            "    cudaMalloc(&d, 160 * sizeof(float));\n"
+            "    cudaMemset(d, 0, 160 * sizeof(float));\n"
+            "    k<<<1, 32>>>(d, d + 128, 4, " +
+            std::to_string(ahead) +
+            ");\n"
+            "    return cudaDeviceSynchronize();\n"
+            "}\n";
+        REQUIRE(emucc_build(name, source).exit_code == 0);
+        const Run r = run({(scratch_dir() / name).string()});
+        INFO("stderr:\n", r.err);
+        CHECK(r.exit_code == 0);
+        CHECK(contains(r.err, name + ".cu:14: cudaemu: race") == (ahead == 2));
+        if (ahead == 2) {
+            CHECK(contains(r.err,
+                           "the copy was issued in this pass, after the copying thread's last "
+                           "__pipeline_wait_prior and the block's last __syncthreads()"));
+            CHECK(contains(r.err, "does the copy's index (its stage or slice) pick the buffer this pass reads?"));
+            CHECK(!contains(r.err, "wait for the copy first"));
+            CHECK(!contains(r.err, "missing?"));
+        }
+    }
+}
