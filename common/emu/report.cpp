@@ -64,8 +64,8 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 // the loop), the advice names no place.
 // A race or an uninitialised read where one side is a warp matrix load or store of shared memory: the fragment's
 // pointer, ldm or layout may be wrong and reach other rows (a wrong ldm, a transposed pointer, col_major for a
-// row-major tile), which no barrier and no load fixes. Those come first; the advice of `text` (" — is a ..." or
-// ". A __syncthreads() after ...") only if they are right.
+// row-major tile), which no barrier and no load fixes. Those come first; the advice of `text` (" — is a ...",
+// ". A __syncthreads() after ...", or an asynchronous copy's wait) only if they are right.
 // A store writes its fragment where its pointer and ldm say: the question is then whether that place is the one
 // meant for it (a scratch shared with tiles other warps still read needs the barrier, not another pointer).
 std::string fragment_first(const std::string& text, const std::string& call, uintptr_t site) {
@@ -76,9 +76,12 @@ std::string fragment_first(const std::string& text, const std::string& call, uin
                                      : " reads its rows (or columns) ldm elements apart from its pointer: are those "
                                        "where and how the tile was stored?");
     size_t at = text.find(" — is a");
-    if (at == std::string::npos) at = text.find(". A __syncthreads()");
+    for (const char* advice : {". A __syncthreads()", " — wait for the copy first", ": its batch is"})
+        if (at == std::string::npos) at = text.find(advice);
     if (at == std::string::npos) return text + check;
-    const std::string rest = text.substr(at + (text.compare(at, 2, ". ") == 0 ? 2 : std::string(" — ").size()));
+    const size_t skip =
+        text.compare(at, 2, ". ") == 0 || text.compare(at, 2, ": ") == 0 ? 2 : std::string(" — ").size();
+    const std::string rest = text.substr(at + skip);
     return text.substr(0, at) + check + (store ? " If it is: " : " If they are: ") + rest;
 }
 
@@ -565,7 +568,9 @@ void finish_report(LaunchReport& r, const std::vector<Worker*>& workers) {
         Diagnostic out;
         out.kind = kind_name(d.kind);
         std::string text = d.text;
-        if (d.kind == DiagKind::kUninitialised && fragment_sites.count(d.pc1))
+        const bool own_pass = text.find(": the copy was issued in this pass") != std::string::npos;
+        if ((d.kind == DiagKind::kUninitialised || (d.kind == DiagKind::kRace && !own_pass)) &&
+            fragment_sites.count(d.pc1))
             text = fragment_first(text, fragment_sites[d.pc1], d.pc1);
         out.message = replace_all(replace_all(text, "%1", l1.text()), "%2", l2.text());
         const uint64_t count = counted(d);
