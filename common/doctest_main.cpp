@@ -267,12 +267,18 @@ struct CourseReporter : doctest::IReporter {
                     if (!shown_.insert(finding_key(finding)).second) {
                         if (!said_again.insert(finding_key(finding)).second) continue;
                         const std::string kind = finding.substr(0, finding.find(':'));
+                        const bool new_kind = std::find(again.begin(), again.end(), kind) == again.end();
                         again.push_back(kind);
-                        if (said.empty())
-                            said.push_back("the " + kind + " shown above again");
-                        else
-                            said.back() +=
-                                (said.back().back() == ':' ? " " : "; ") + ("the " + kind + " shown above again");
+                        const std::string tail = " shown above again";
+                        if (said.empty()) {
+                            said.push_back("the " + kind + tail);
+                        } else if (said.back().size() > tail.size() &&
+                                   said.back().compare(said.back().size() - tail.size(), tail.size(), tail) == 0) {
+                            // one list per line: "the race and the uninitialised shown above again"
+                            if (new_kind) said.back().insert(said.back().size() - tail.size(), " and the " + kind);
+                        } else {
+                            said.back() += (said.back().back() == ':' ? " " : "; ") + ("the " + kind + tail);
+                        }
                         continue;
                     }
                     shown_here.insert(finding_key(finding));
@@ -284,7 +290,9 @@ struct CourseReporter : doctest::IReporter {
         }
         if (only_again && !again.empty()) {  // nothing new: one line, the count comes at the end
             std::string kinds;
-            for (const std::string& k : again) kinds += (kinds.empty() ? "" : " and the ") + k;
+            for (size_t i = 0; i < again.size(); ++i)
+                if (std::find(again.begin(), again.begin() + i, again[i]) == again.begin() + i)
+                    kinds += (kinds.empty() ? "" : " and the ") + again[i];
             out_ << " — the " << kinds << " shown above\n";
             out_.flush();
             return;

@@ -106,9 +106,12 @@ std::string describe_oob(uintptr_t a, size_t size) {
                            ? ""
                            : (best->kind == Allocation::Kind::kRegistered ? ", registered at " : ", allocated at ") +
                                  best->file + ":" + std::to_string(best->line);
-    std::string what = "element " + std::to_string(element) + " of " + where + " (" +
-                       std::to_string(best->bytes / size) + " elements of " + std::to_string(size) + " bytes" + made +
-                       ")";
+    // an access wider than 4 bytes (a float2, a float4, a double) need not be the allocation's element: bytes then
+    std::string what = size <= 4 ? "element " + std::to_string(element) + " of " + where + " (" +
+                                       std::to_string(best->bytes / size) + " elements of " + std::to_string(size) +
+                                       " bytes" + made + ")"
+                                 : "byte " + std::to_string(offset) + " of " + where + " (" +
+                                       std::to_string(best->bytes) + " bytes" + made + ")";
     if (!best->live) return what + ", which was freed before this access";
     if (offset < 0) return what + ": " + std::to_string(-offset) + " bytes before its start";
     return what + ": " + std::to_string(a + size - (best->base + best->bytes)) + " bytes past its end";

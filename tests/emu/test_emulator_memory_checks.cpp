@@ -123,6 +123,34 @@ TEST_CASE("a __device__ variable is bounds-checked like a cudaMalloc allocation"
     CHECK(contains(r.err, "element 8 of 'slots' (8 elements of 4 bytes"));
 }
 
+TEST_CASE("a float4 past the end is placed by its byte: the allocation's elements need not be float4s") {
+    const std::string source =
+        "#include <cstdio>\n"
+        "__global__ void k(const float* a, float4* out) {\n"
+        "    out[threadIdx.x] = reinterpret_cast<const float4*>(a)[threadIdx.x];  // [line: load]\n"
+        "}\n"
+        "int main() {\n"
+        "    float* a;\n"
+        "    float4* out;\n"
+        "    cudaMalloc(&a, 16 * sizeof(float));\n"
+        "    cudaMalloc(&out, 8 * sizeof(float4));\n"
+        "    k<<<1, 5>>>(a, out);\n"
+        "    std::printf(\"sync: %s\\n\", cudaGetErrorName(cudaDeviceSynchronize()));\n"
+        "    return 0;\n"
+        "}\n";
+    const Run build = emucc_build("float4_past_end", source);
+    INFO("emucc stderr:\n", build.err);
+    REQUIRE(build.exit_code == 0);
+    const Run r = run({(scratch_dir() / "float4_past_end").string()});
+    INFO("stderr:\n", r.err);
+    CHECK(r.out == "sync: cudaErrorIllegalAddress\n");
+    CHECK(contains(r.err, "float4_past_end.cu:" + std::to_string(marked_line(source, "load", "float4_past_end.cu")) +
+                              ": cudaemu: out-of-bounds"));
+    CHECK(contains(r.err, "byte 64 of 'a' (64 bytes, allocated at "));
+    CHECK(!contains(r.err, "elements of 16 bytes"));
+    CHECK(!contains(r.err, "elements of 8 bytes"));
+}
+
 TEST_CASE("host code in a .cu that dereferences a device pointer gets a host-access warning") {
     const std::string source =
         "#include <cstdio>\n"
