@@ -180,7 +180,8 @@ struct CourseReporter : doctest::IReporter {
     // per finding (finding_key): its kind, and how many failed tests it was found in
     std::map<std::string, std::pair<std::string, int>> tests_with_;
     int passed_ = 0, failed_ = 0;
-    bool correctness_failed_ = false;  // a test of the suite "correctness" failed
+    bool correctness_failed_ = false;        // a test of the suite "correctness" failed
+    bool passed_after_correctness_ = false;  // a test of another suite passed
 
     // A finding is named by its kind and the first source location it gives: the same mistake found again on
     // another problem size (with other counts, threads or phases) is not printed in full again.
@@ -212,6 +213,9 @@ struct CourseReporter : doctest::IReporter {
         if (stats.numTestCases > passed_ + failed_)
             out_ << ", " << (stats.numTestCases - passed_ - failed_) << " not run";
         out_ << (failed_ ? "" : " — all pass") << "\n";
+        if (correctness_failed_ && passed_after_correctness_)  // a pass there earns nothing yet (course/scoring.py)
+            out_ << "(a passing traffic or memory safety test earns its points only once every correctness test "
+                    "passes)\n";
         for (const auto& [key, kind_count] : tests_with_)  // a finding repeated across tests: said once, counted here
             if (kind_count.second > 1) out_ << "the " << key << " failed " << kind_count.second << " tests\n";
     }
@@ -228,6 +232,7 @@ struct CourseReporter : doctest::IReporter {
         (ok ? passed_ : failed_)++;
         out_ << "  " << (ok ? "pass  " : "FAIL  ") << name_;
         if (!ok && suite_ == "correctness") correctness_failed_ = true;
+        if (ok && suite_ != "correctness") passed_after_correctness_ = true;
         // a check that is only judged for a correct kernel (harness.cpp) failed because correctness did: one line.
         // Where every correctness test passed, the kernel is wrong on this test's own shape, which is said in full.
         static const std::string not_judged = " only judged for a correct kernel, and this one is not: ";
