@@ -480,6 +480,27 @@ int g_input_mantissa_bits = 23;
 
 void set_input_mantissa_bits(int bits) { g_input_mantissa_bits = bits; }
 
+namespace {
+// Elements of C stored more than once while others were never stored: the store's index gives two threads (of one
+// block, where the emulator sees no race between blocks) one element. Said only where the results are wrong; a kernel
+// that stores every element repeatedly, with the right value last, is the written-once check's business.
+std::string store_collision_hint(const Problem& p, const Run& run) {
+    if (!run.measured || run.C_writes.size() != size_t(p.M) * p.N) return "";
+    size_t never = 0, many = 0, first_never = 0, first_many = 0;
+    for (size_t i = 0; i < run.C_writes.size(); ++i) {
+        if (run.C_writes[i] == 0 && !never++) first_never = i;
+        if (run.C_writes[i] > 1 && !many++) first_many = i;
+    }
+    if (!never || !many) return "";
+    auto element = [&](size_t i) { return "C[" + std::to_string(i / p.N) + "][" + std::to_string(i % p.N) + "]"; };
+    return ". " + with_commas(many) + (many == 1 ? " element" : " elements") + " of C " + (many == 1 ? "was" : "were") +
+           " stored more than once (the first " + element(first_many) + ", " +
+           std::to_string(run.C_writes[first_many]) + " times) and " + with_commas(never) + " never (the first " +
+           element(first_never) + "): does the store's row or column index give two threads one element?";
+}
+
+}  // namespace
+
 // Why C holds a NaN: the harness filled C with NaN, so either nothing stored there, or what was stored is a NaN the
 // kernel computed (the emulator's per-element store counts tell the two apart; a GPU's run cannot).
 std::string nan_hint(const Run& run, size_t i) {
@@ -535,6 +556,7 @@ Verdict check_result(const Problem& p, const Run& run) {
     v.ok = false;
     v.message = buf;
     v.check = "correctness";
+    v.message += store_collision_hint(p, run);
     if (run.findings.empty()) v.message += constant_hint(p, run);  // a race can sum anything
     append_diagnostics(v.message, run, "the emulator also found ");
     return v;
