@@ -484,13 +484,22 @@ namespace {
 // Elements of C stored more than once while others were never stored: the store's index gives two threads (of one
 // block, where the emulator sees no race between blocks) one element. Said only where the results are wrong; a kernel
 // that stores every element repeatedly, with the right value last, is the written-once check's business.
+// The elements of C no kernel stored to, and those stored to more than once, with the first of each.
+struct StoreCounts {
+    size_t never = 0, many = 0, first_never = 0, first_many = 0;
+};
+StoreCounts count_stores(const Run& run) {
+    StoreCounts c;
+    for (size_t i = 0; i < run.C_writes.size(); ++i) {
+        if (run.C_writes[i] == 0 && !c.never++) c.first_never = i;
+        if (run.C_writes[i] > 1 && !c.many++) c.first_many = i;
+    }
+    return c;
+}
+
 std::string store_collision_hint(const Problem& p, const Run& run) {
     if (!run.measured || run.C_writes.size() != size_t(p.M) * p.N) return "";
-    size_t never = 0, many = 0, first_never = 0, first_many = 0;
-    for (size_t i = 0; i < run.C_writes.size(); ++i) {
-        if (run.C_writes[i] == 0 && !never++) first_never = i;
-        if (run.C_writes[i] > 1 && !many++) first_many = i;
-    }
+    const auto [never, many, first_never, first_many] = count_stores(run);
     if (!never || !many) return "";
     auto element = [&](size_t i) { return "C[" + std::to_string(i / p.N) + "][" + std::to_string(i % p.N) + "]"; };
     return ". " + with_commas(many) + (many == 1 ? " element" : " elements") + " of C " + (many == 1 ? "was" : "were") +
@@ -811,11 +820,7 @@ Verdict check_written_once(const Problem& p, const Run& run) {
     if (!run.measured) return {false, "kernel stores are only counted on the emulator (BACKEND=emu)", "written once"};
     if (Verdict r = check_result(p, run); !r.ok)
         return {false, "stores are only judged for a correct kernel, and this one is not: " + r.message, r.check};
-    size_t never = 0, many = 0, first_never = 0, first_many = 0;
-    for (size_t i = 0; i < run.C_writes.size(); ++i) {
-        if (run.C_writes[i] == 0 && !never++) first_never = i;
-        if (run.C_writes[i] > 1 && !many++) first_many = i;
-    }
+    const auto [never, many, first_never, first_many] = count_stores(run);
     const uint64_t c_bytes = uint64_t(p.M) * p.N * sizeof(float);
     if (never)
         return {false,
