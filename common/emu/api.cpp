@@ -360,7 +360,10 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
     prop->totalConstMem = 64 * 1024;
     prop->major = 9;  // an H100's: the semantics the emulator follows (what sm_90 adds beyond them is refused by name)
     prop->minor = 0;
-    prop->multiProcessorCount = static_cast<int>(config().workers);
+    // An H100 SXM's 132, whatever the worker count: a program that sizes its work by the multiprocessors (a split of
+    // K, a grid-stride grid, a cooperative grid) then makes the same choices here as on the GPU, and on every
+    // machine, so a student's run and the class's grading (one worker) take the same path.
+    prop->multiProcessorCount = 132;
     prop->maxThreadsPerMultiProcessor = 2048;
     prop->sharedMemPerMultiprocessor = 233472;  // an H100's: the opt-in per-block maximum and 1 KiB reserved
     prop->regsPerMultiprocessor = 65536;

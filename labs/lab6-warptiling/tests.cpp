@@ -9,8 +9,8 @@
 // 132 take 3, 7 and 9 phases.
 // Two shapes stand for what a fast kernel does at every size: a long K under a single tile of C (40×300·300×68,
 // 33×301·301×36, and 33×302·302×37 with neither K nor N a multiple of 4), where a kernel may split K across
-// blocks and add the partial sums in a workspace (split-K: the reference does, when the emulator has at least 2
-// workers), and an odd K with N a multiple of 4 (130×37·37×260), where the rows of B start 16-byte aligned and
+// blocks and add the partial sums in a workspace (split-K: the reference does, as on the H100, whose 132
+// multiprocessors the emulator reports), and an odd K with N a multiple of 4 (130×37·37×260), where the rows of B start 16-byte aligned and
 // those of A do not.
 #include "lab_tests.h"
 

@@ -18,7 +18,7 @@ from tools.lessons import calculator as calc
 from tools.lessons import emulator
 
 SOLUTIONS = {lab: os.path.join(ROOT, "solutions", emulator.lab_folder(lab), "kernel.cu") for lab in (5, 6)}
-WORKERS = 2  # the emulator's multiprocessors: the lab 6 reference sizes its split of K by them
+WORKERS = 2  # the emulator's worker threads (it reports an H100's 132 multiprocessors whatever their number)
 TUNED = {"BN": 256, "WM": 128, "WNITER": 4}  # lesson 6's tuned 128×256 tile, with 128×32 warp tiles
 
 # Which access of banks.ACCESSES a source line is, by its text (the references and the float4 copies below).
@@ -156,7 +156,7 @@ class SharedRequestsAgainstEmulator(unittest.TestCase):
 
     def test_the_lessons_shape_runs_lab6s_square_tile_unsplit_on_any_machine(self):
         """The lab 6 reference itself on the lessons' shape: N is no multiple of 4, so not the wide tile; 7 phases
-        are too few to split. So its figures are lab.h's shape's whatever the multiprocessor count."""
+        are too few to split. So its figures are lab.h's shape's with any number of workers."""
         M, K, N = SHAPES[0]
         s = calc.BlockShape(M, K, N, calc.BlockTile.of_lab(6))
         self.assertTrue(N % 4)

@@ -3,8 +3,8 @@
 
 Each lab's tile comes from its lab.h (calculator.BlockTile.of_lab), never from this file. The lab 6 reference
 chooses its tile and its split of K per problem from a few TileShape instantiations: it is measured as it is, with
-the emulator's workers fixed (the reference reads them as the multiprocessor count), its choice predicted by the
-rule its launcher states; and once more built with lab.h's shape alone (-D LAB6_...), which lesson 6 and the
+the H100's 132 multiprocessors the emulator reports on every machine, its choice predicted by the rule its
+launcher states; and once more built with lab.h's shape alone (-D LAB6_...), which lesson 6 and the
 lab's traffic test use.
 """
 import os
@@ -18,7 +18,8 @@ from tools.lessons import emulator
 
 SOLUTIONS = {lab: os.path.join(ROOT, "solutions", emulator.lab_folder(lab), "kernel.cu") for lab in (3, 4, 5, 6)}
 TILE_SHAPE_ARGS = ["BM", "BN", "BK", "WM", "WN", "WMITER", "WNITER", "TM", "TN", "MIN_BLOCKS"]
-WORKERS = 2  # the emulator's multiprocessors in these tests
+SMS = 132  # the multiprocessors the emulator reports (an H100's), whatever its worker threads
+WORKERS = 2  # the emulator's worker threads: the counts are the same with any number
 
 
 def lab6_reference_tiles():
@@ -58,9 +59,12 @@ def sweep(t):
             (31, 61, 3), (55, 48, 43), (130, 36, 260), (t.BM + 4, 4 * t.BK + 4, 2 * t.BN - 4)]
 
 
-# Problems where K is long under few tiles of C, so the lab 6 reference splits K (on 2 workers); the second has an
-# odd K, so A is loaded in scalars and B in float4s.
+# Problems where K is long under few tiles of C, so the lab 6 reference splits K; the second has an odd K, so A is
+# loaded in scalars and B in float4s.
 SPLIT_K_SHAPES = [(40, 300, 68), (33, 301, 36)]
+# 9×11 = 99 of the reference's wide 128×256 tiles keep 3/4 of 132 multiprocessors busy: its wide tile, unsplit (a
+# short K keeps the emulator quick).
+WIDE_SHAPES = [(1152, 4, 2816)]
 
 
 class BlockTilesAgainstEmulator(unittest.TestCase):
@@ -73,12 +77,12 @@ class BlockTilesAgainstEmulator(unittest.TestCase):
         cls.choice = {name: (lambda M, K, N, t=t: calc.BlockShape(M, K, N, t)) for name, t in fixed.items()}
         # lab.h's shape alone: one block per multiprocessor (LAB6_MIN_BLOCKS's default), K split by the same rule
         cls.choice["lab6, lab.h's shape"] = lambda M, K, N: calc.BlockShape(
-            M, K, N, labh, calc.value("split_for_slots", calc.BlockShape(M, K, N, labh, 1, WORKERS, 1)))
-        cls.choice["lab6 reference"] = lambda M, K, N: lab6_reference_choice(M, K, N, WORKERS)
+            M, K, N, labh, calc.value("split_for_slots", calc.BlockShape(M, K, N, labh, 1, SMS, 1)))
+        cls.choice["lab6 reference"] = lambda M, K, N: lab6_reference_choice(M, K, N, SMS)
         cls.sweeps = {name: sweep(t) for name, t in fixed.items()}
         cls.sweeps["lab6, lab.h's shape"] += SPLIT_K_SHAPES
         cls.sweeps["lab6 reference"] = sorted(set(sweep(labh) + sweep(lab6_reference_tiles()["Wide"][0])))
-        cls.sweeps["lab6 reference"] += SPLIT_K_SHAPES
+        cls.sweeps["lab6 reference"] += SPLIT_K_SHAPES + WIDE_SHAPES
         cls.programs = build_all({"lab3": ("3", SOLUTIONS[3], None), "lab4": ("4", SOLUTIONS[4], None),
                                   "lab5": ("5", SOLUTIONS[5], None),
                                   "lab6, lab.h's shape": ("6", lab6_with_labh_shape(), None),

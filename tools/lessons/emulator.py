@@ -91,8 +91,9 @@ def requests(program, M, K, N, workers=None):
 def measure(program, M, K, N, totals_only=False, workers=None):
     """What `program` (from build) counted for M×K·K×N. totals_only: no per-element lists and no correctness check,
     for large sizes (make bench and make profile count n = 2048), which also get the emulator's default watchdog.
-    workers: the emulator's worker threads, which it reports as the multiprocessor count (a kernel that sizes its
-    grid by it, as lab 6's reference does, then makes the same choice on every machine)."""
+    workers: the emulator's worker threads (the counts do not depend on them: the emulator reports an H100's 132
+    multiprocessors whatever their number, so a kernel that sizes its grid by them, as lab 6's reference does,
+    makes the same choice on every machine)."""
     cache.used(os.path.dirname(program))  # in use until it ends: see build()
     env = dict(os.environ, CUDAEMU_QUIET="1")
     if workers:
