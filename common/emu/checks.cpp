@@ -614,6 +614,15 @@ bool around_shared_memory(const Worker& w, uintptr_t a) {
     return a - w.tls_lo < w.tls_size && a - reinterpret_cast<uintptr_t>(w.stacks) >= w.stack_stride * w.fibers.size();
 }
 
+std::string index_or_block_shape(const Worker& w) {
+    // an index right for the block shape it was written for goes out of bounds when the launch swaps x and y (lab
+    // 4's dim3 block(BM / TM, BN) for (BN, BM / TM))
+    const dim3 b = w.launch->block;
+    if (b.x == b.y || (b.y == 1 && b.z == 1)) return "";
+    return "fix the index, or the launch's block shape if the index was written for another (these blocks are " +
+           std::to_string(b.x) + "×" + std::to_string(b.y) + (b.z > 1 ? "×" + std::to_string(b.z) : "") + " threads)";
+}
+
 // The thread-local storage around the shared memory holds the emulator's and the C library's variables: the access
 // is reported and not made.
 void outside_shared_memory(Worker& w, uintptr_t a, size_t size, bool store, uintptr_t pc) {
@@ -624,7 +633,8 @@ void outside_shared_memory(Worker& w, uintptr_t a, size_t size, bool store, uint
              std::string("out-of-bounds ") + (store ? "store" : "load") + " of " + std::to_string(size) +
                  " bytes at %1 by thread " + coord(w.current->idx) + " of block " + coord(w.block_idx) + ": " + where +
                  " the block's shared memory (" + std::to_string(w.shared_size) +
-                 " bytes, its __shared__ variables), where a GPU faults");
+                 " bytes, its __shared__ variables), where a GPU faults" +
+                 (index_or_block_shape(w).empty() ? "" : ": " + index_or_block_shape(w)));
     abort_block(w, cudaErrorIllegalAddress);
 }
 void clear_host_accesses() {

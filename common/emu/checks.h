@@ -2,6 +2,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace cudaemu {
 struct Worker;
@@ -33,6 +34,10 @@ void judge_pending_store(Worker& w);
 // and ends the block, as a GPU faults there; the access is not made.
 bool around_shared_memory(const Worker& w, uintptr_t a);
 [[noreturn]] void outside_shared_memory(Worker& w, uintptr_t a, size_t size, bool store, uintptr_t pc);
+// For an index past its bounds in a block whose x and y differ: "fix the index, or the launch's block shape if the
+// index was written for another (these blocks are 8×64 threads)"; "" in a block of one dimension or a square one,
+// where a swapped launch changes nothing.
+std::string index_or_block_shape(const Worker& w);
 // The running block orders its stores with other blocks' (an atomic or a fence): none of them is judged a race.
 void note_block_orders();
 

@@ -48,10 +48,12 @@ namespace {
 // One report of an index outside its dimension: `what` names the access and the index that is out ("As[.][.][32]:
 // index 32"), `extent` is the dimension's.
 void report_index(Worker& w, uintptr_t pc, const std::string& what, long extent) {
+    const std::string shape = index_or_block_shape(w);
+    const std::string fix = shape.empty() ? "fix the index" : shape;
     add_diag(w, DiagKind::kOutOfBounds, w.current->linear, pc, 0,
              what + " outside 0.." + std::to_string(extent - 1) + " at %1, " + thread_name(w, w.current->linear) +
-                 ": the element it reaches may lie inside the array, where a GPU gives no error — fix the index; "
-                 "races and uninitialised reads in this launch are not reported until then, as they may follow "
+                 ": the element it reaches may lie inside the array, where a GPU gives no error — " + fix +
+                 "; races and uninitialised reads in this launch are not reported until then, as they may follow "
                  "from it");
     auto it = w.diags.find(std::make_tuple(static_cast<int>(DiagKind::kOutOfBounds), pc, uintptr_t(0)));
     if (it != w.diags.end()) it->second.index_dimension = true;

@@ -112,6 +112,7 @@ const ErrorProgram kErrorPrograms[] = {
     {"error_wmma_oob", "out-of-bounds", cudaErrorIllegalAddress},
     {"error_wmma_race_no_barrier", "race", cudaSuccess},
     {"error_index_outside_dimension", "out-of-bounds", cudaSuccess},
+    {"error_index_block_swapped", "out-of-bounds", cudaSuccess},
     {"error_vector_outside_dimension", "out-of-bounds", cudaSuccess},
     {"error_ldmatrix_misaligned", "misaligned", cudaErrorMisalignedAddress},
     {"error_mma_sync_lane_skips", "warp", cudaSuccess},
@@ -279,6 +280,17 @@ TEST_CASE("error programs: the right error names after the launch, and the diagn
     CHECK(!contains(index.err, "cudaemu: race"));
     CHECK(!contains(index.err, "cudaemu: uninitialised"));
     CHECK(!contains(index.err, "__syncthreads"));
+    CHECK(!contains(index.err, "block shape"));  // a block of one dimension: only the index can be wrong
+    // the same with every index right for the block shape it was written for, launched with x and y swapped: the
+    // finding names the launch's shape as the other thing to fix
+    const Run swapped = run({program("error_index_block_swapped")});
+    CHECK(contains(swapped.err, "error_index_block_swapped.cu:18: cudaemu: out-of-bounds"));
+    CHECK(contains(swapped.err, "tile[.][4]: index 4 outside 0..3"));
+    CHECK(contains(swapped.err,
+                   "or the launch's block shape if the index was written for another (these blocks are "
+                   "4×16 threads)"));
+    CHECK(!contains(swapped.err, "cudaemu: race"));
+    CHECK(!contains(swapped.err, "__syncthreads"));
     // an index that reaches past the end of shared memory: the index and the fault, at the line; the store is not
     // made (it would land on the emulator's own thread-local variables), and the program goes on to its next call
     const Run past = run({program("error_shared_past_end")});
