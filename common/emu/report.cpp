@@ -124,6 +124,19 @@ bool one_line_stores(const RawDiag& d) {
            std::equal(a.frames.begin(), a.frames.end(), b.frames.begin(), b.frames.end(), same);
 }
 
+// An access in a function inlined into the kernel: the function and the line of the call to it, where that line is
+// in the same file (" (in copy_or_zero<4>, called at :146)"), so that a helper called from several places names the
+// call that went wrong; "" for an access in the kernel's own body.
+std::string called_at(const SourceLocation& l) {
+    // the frame of the access's own line (a header's frames may come after it: a CUDA function the helper calls)
+    size_t at = l.frames.size();
+    while (at > 0 && !(l.frames[at - 1].file == l.file && l.frames[at - 1].line == l.line)) --at;
+    if (at < 2) return "";
+    const Frame &inner = l.frames[at - 1], &caller = l.frames[at - 2];
+    if (inner.function.empty() || caller.file != l.file || !caller.line || caller.line == l.line) return "";
+    return " (in " + source_function_name(inner.function) + ", called at :" + std::to_string(caller.line) + ")";
+}
+
 std::string worded_races(const std::vector<const RawDiag*>& group, uint64_t count, bool cross_warp) {
     const RawDiag& rep = *group.front();
     const SourceLocation at = location_of(rep.pc1), barrier = location_of(rep.barrier_pc);
@@ -572,7 +585,7 @@ void finish_report(LaunchReport& r, const std::vector<Worker*>& workers) {
         if ((d.kind == DiagKind::kUninitialised || (d.kind == DiagKind::kRace && !own_pass)) &&
             fragment_sites.count(d.pc1))
             text = fragment_first(text, fragment_sites[d.pc1], d.pc1);
-        out.message = replace_all(replace_all(text, "%1", l1.text()), "%2", l2.text());
+        out.message = replace_all(replace_all(text, "%1", l1.text() + called_at(l1)), "%2", l2.text());
         const uint64_t count = counted(d);
         if (count > 1) out.message += " (" + std::to_string(count - 1) + " more like it)";
         out.file = l1.file;

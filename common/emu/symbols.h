@@ -27,10 +27,16 @@ struct SourceLocation {
 // Looks up every address of `pcs` at once (one addr2line per module); later location_of calls hit the cache.
 void symbolize(std::vector<uintptr_t> pcs);
 SourceLocation location_of(uintptr_t pc);
+// A function's name as its source writes it, from a frame's mangled one: "copy_or_zero" for
+// "_Z12copy_or_zeroILi4EEvPfPKfmb" (no namespace, template arguments or parameters); the name itself if it does not
+// demangle.
+std::string source_function_name(const std::string& mangled);
 bool same_source_line(uintptr_t a, uintptr_t b);
 // A stand-in address for a source location known by name (cooperative groups pass __builtin_FILE/LINE): the same
 // for the same location, never a code address, and symbolised to that location.
-uintptr_t site_pc(const char* file, int line);
+// `caller`: where given, the return address of the call that passed the name (a header's function inlined into
+// the kernel): the site then has that call's frames, and each call is a site of its own.
+uintptr_t site_pc(const char* file, int line, uintptr_t caller = 0);
 // The executable's function and TLS symbols (mangled names; values as in its symbol table), read once.
 struct ElfSymbol {
     std::string name;

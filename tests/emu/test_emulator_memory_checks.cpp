@@ -151,6 +151,58 @@ TEST_CASE("a float4 past the end is placed by its byte: the allocation's element
     CHECK(!contains(r.err, "elements of 8 bytes"));
 }
 
+TEST_CASE("an access in a helper the kernel calls names the helper and the line of the call") {
+    // each helper is called from two lines, and only the second call's index runs past the end: a store, and an
+    // asynchronous copy, whose line <cuda_pipeline.h> passes by name (the program's argument picks which runs)
+    const std::string source =
+        "#include <cstdio>\n"
+        "#include <cstring>\n"
+        "#include <cuda_pipeline.h>\n"
+        "__device__ __forceinline__ void put(float* p, int i, float v) {\n"
+        "    p[i] = v;  // [line: store]\n"
+        "}\n"
+        "__device__ __forceinline__ void copy(float* dst, const float* src, int i) {\n"
+        "    __pipeline_memcpy_async(dst, src + i, 4);  // [line: copy]\n"
+        "}\n"
+        "__global__ void k(const float* in, float* out, bool copies) {\n"
+        "    __shared__ float tile[64];\n"
+        "    const int t = threadIdx.x;\n"
+        "    if (copies) {\n"
+        "        copy(&tile[t], in, t);\n"
+        "        copy(&tile[32 + t], in, 32 + t + 1);  // [line: second copy]\n"
+        "        __pipeline_commit();\n"
+        "        __pipeline_wait_prior(0);\n"
+        "        return;\n"
+        "    }\n"
+        "    put(out, t, in[t]);\n"
+        "    put(out, t + 33, in[t]);  // [line: second put]\n"
+        "}\n"
+        "int main(int argc, char** argv) {\n"
+        "    float *in, *out;\n"
+        "    cudaMalloc(&in, 64 * sizeof(float));\n"
+        "    cudaMalloc(&out, 64 * sizeof(float));\n"
+        "    cudaMemset(in, 0, 64 * sizeof(float));\n"
+        "    k<<<1, 32>>>(in, out, argc > 1 && std::strcmp(argv[1], \"copy\") == 0);\n"
+        "    std::printf(\"sync: %s\\n\", cudaGetErrorName(cudaDeviceSynchronize()));\n"
+        "    return 0;\n"
+        "}\n";
+    const std::string file = "helper_call_sites.cu";
+    const Run build = emucc_build("helper_call_sites", source);
+    INFO("emucc stderr:\n", build.err);
+    REQUIRE(build.exit_code == 0);
+    auto line = [&](const char* mark) { return std::to_string(marked_line(source, mark, file)); };
+    const Run stores = run({(scratch_dir() / "helper_call_sites").string(), "put"});
+    INFO("stderr of the stores:\n", stores.err);
+    CHECK(stores.out == "sync: cudaErrorIllegalAddress\n");
+    CHECK(contains(stores.err,
+                   file + ":" + line("store") + " (in put, called at :" + line("second put") + ") by thread"));
+    const Run copies = run({(scratch_dir() / "helper_call_sites").string(), "copy"});
+    INFO("stderr of the copies:\n", copies.err);
+    CHECK(copies.out == "sync: cudaErrorIllegalAddress\n");
+    CHECK(contains(copies.err,
+                   file + ":" + line("copy") + " (in copy, called at :" + line("second copy") + ") by thread"));
+}
+
 TEST_CASE("host code in a .cu that dereferences a device pointer gets a host-access warning") {
     const std::string source =
         "#include <cstdio>\n"
