@@ -148,23 +148,17 @@ void phase_wait(PhaseBarrier* b, uint64_t phases, const char* what, const char* 
     copies_arrived(*w, b, phases);
 }
 
-namespace {
-// async_copy_issued at `pc`, the address its stores were checked at.
-void async_copy_issued_at(void* dst, size_t bytes, const void* key, uint64_t phases, uintptr_t pc) {
+void async_copy_issued(void* dst, size_t bytes, const void* key, uint64_t phases, const char* file, int line) {
     Worker* w = kernel_worker();
     const size_t offset = reinterpret_cast<uintptr_t>(dst) - (w ? w->shared_lo : 0);
     if (!w || bytes == 0 || offset >= w->shared_size) return;  // a copy to global memory completes at once
     AsyncCopies& copies = copies_of(*w);
     if (phases == 0) phases = static_cast<const PhaseBarrier*>(key)->phase + 1;
     const size_t last = std::min(offset + bytes, w->shared_size) - 1;
-    copies.pending[{key, phases}].push_back(AsyncCopy{offset, last + 1 - offset, w->current->linear, pc, w->epoch});
+    copies.pending[{key, phases}].push_back(
+        AsyncCopy{offset, last + 1 - offset, w->current->linear, site_pc(file, line), w->epoch});
     for (size_t word = offset / 4; word <= last / 4; ++word)
         if (w->async_words[word] < 255 && w->async_words[word]++ == 0) ++w->async_words_pending;
-}
-}  // namespace
-
-void async_copy_issued(void* dst, size_t bytes, const void* key, uint64_t phases, const char* file, int line) {
-    async_copy_issued_at(dst, bytes, key, phases, site_pc(file, line));
 }
 
 void async_copies_done(const void* key, uint64_t batches) {
@@ -182,7 +176,7 @@ const void* primitive_key(const Worker& w) { return primitive_key_of(w.current->
 // aligned to it; with zero fill, 4 bytes at a time. Counted and checked at the caller's line.
 void primitive_copy(void* dst, const void* src, size_t size, size_t zfill, const char* file, int line) {
     Worker* w = kernel_worker();
-    const uintptr_t pc = w ? site_pc(file, line, CUDAEMU_RA) : 0;
+    const uintptr_t pc = w ? site_pc(file, line) : 0;
     const uintptr_t to = reinterpret_cast<uintptr_t>(dst), from = reinterpret_cast<uintptr_t>(src);
     const size_t piece = zfill == 0 && (size == 8 || size == 16) ? size : 4, copied = size - zfill;
     for (size_t i = 0; i < size; i += piece) {
@@ -194,7 +188,7 @@ void primitive_copy(void* dst, const void* src, size_t size, size_t zfill, const
         else
             memset(static_cast<char*>(dst) + i, 0, piece);
     }
-    if (w) async_copy_issued_at(dst, size, primitive_key(*w), w->current->pipeline_commits + 1, pc);
+    if (w) async_copy_issued(dst, size, primitive_key(*w), w->current->pipeline_commits + 1, file, line);
 }
 
 void primitive_commit() {

@@ -16,7 +16,6 @@
 #include <fstream>
 #include <iterator>
 #include <map>
-#include <tuple>
 #include <mutex>
 #include <sstream>
 
@@ -32,7 +31,6 @@ namespace {
 
 std::mutex g_symbol_mutex;
 std::map<uintptr_t, SourceLocation> g_symbols;
-std::map<uintptr_t, uintptr_t> g_site_callers;  // a site's stand-in address -> the return address of its call
 
 std::string cwd_prefix() {
     char buf[4096];
@@ -113,46 +111,29 @@ void symbolize(std::vector<uintptr_t> pcs) {
 }
 
 SourceLocation location_of(uintptr_t pc) {
-    // a site known by name and reached through a call in compiled code: its frames are the call's, up to the site's
-    // own line (the frames after it are the header's function that passed the name), found once
-    uintptr_t caller = 0;
-    {
-        std::lock_guard<std::mutex> lock(g_symbol_mutex);
-        const auto it = g_site_callers.find(pc);
-        if (it != g_site_callers.end()) caller = it->second, g_site_callers.erase(it);
-    }
-    if (caller) {
-        const SourceLocation call = location_of(caller);
-        std::lock_guard<std::mutex> lock(g_symbol_mutex);
-        SourceLocation& site = g_symbols[pc];
-        size_t at = call.frames.size();
-        while (at > 0 && !(call.frames[at - 1].file == site.file && call.frames[at - 1].line == site.line)) --at;
-        site.frames.assign(call.frames.begin(), call.frames.begin() + static_cast<long>(at));
-    }
     symbolize({pc});
     std::lock_guard<std::mutex> lock(g_symbol_mutex);
     return g_symbols[pc];
 }
 
-uintptr_t site_pc(const char* file, int line, uintptr_t caller) {
+uintptr_t site_pc(const char* file, int line) {
     thread_local const char* last_file = nullptr;  // a collective in a loop asks for the same site again and again
     thread_local int last_line = 0;
-    thread_local uintptr_t last_caller = 0, last_pc = 0;
-    if (file == last_file && line == last_line && caller == last_caller) return last_pc;
-    static std::map<std::tuple<std::string, int, uintptr_t>, uintptr_t> sites;
+    thread_local uintptr_t last_pc = 0;
+    if (file == last_file && line == last_line) return last_pc;
+    static std::map<std::pair<std::string, int>, uintptr_t> sites;
     std::lock_guard<std::mutex> lock(g_symbol_mutex);
     std::string name = file ? file : "";
     if (name.compare(0, 2, "./") == 0) name = name.substr(2);
-    auto it = sites.find({name, line, caller});
+    auto it = sites.find({name, line});
     if (it == sites.end()) {
         // no code lives at these addresses (user space ends below 2^47), and a request's key (requests.h: pc << 10)
         // keeps them whole
         const uintptr_t pc = (uintptr_t(1) << 53) | sites.size();
-        it = sites.emplace(std::make_tuple(name, line, caller), pc).first;
+        it = sites.emplace(std::make_pair(name, line), pc).first;
         g_symbols[pc] = SourceLocation{name, line};
-        if (caller) g_site_callers[pc] = caller;
     }
-    last_file = file, last_line = line, last_caller = caller, last_pc = it->second;
+    last_file = file, last_line = line, last_pc = it->second;
     return it->second;
 }
 

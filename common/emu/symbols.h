@@ -34,9 +34,7 @@ std::string source_function_name(const std::string& mangled);
 bool same_source_line(uintptr_t a, uintptr_t b);
 // A stand-in address for a source location known by name (cooperative groups pass __builtin_FILE/LINE): the same
 // for the same location, never a code address, and symbolised to that location.
-// `caller`: where given, the return address of the call that passed the name (a header's function inlined into
-// the kernel): the site then has that call's frames, and each call is a site of its own.
-uintptr_t site_pc(const char* file, int line, uintptr_t caller = 0);
+uintptr_t site_pc(const char* file, int line);
 // The executable's function and TLS symbols (mangled names; values as in its symbol table), read once.
 struct ElfSymbol {
     std::string name;
