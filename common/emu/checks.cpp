@@ -629,12 +629,12 @@ void outside_shared_memory(Worker& w, uintptr_t a, size_t size, bool store, uint
     const uintptr_t end = w.shared_lo + w.shared_size;
     const std::string where = a + size > end ? std::to_string(a + size - end) + " bytes past the end of"
                                              : std::to_string(w.shared_lo - a) + " bytes before the start of";
+    const std::string shape = index_or_block_shape(w);
     add_diag(w, DiagKind::kOutOfBounds, w.current->linear, pc, 0,
              std::string("out-of-bounds ") + (store ? "store" : "load") + " of " + std::to_string(size) +
                  " bytes at %1 by thread " + coord(w.current->idx) + " of block " + coord(w.block_idx) + ": " + where +
                  " the block's shared memory (" + std::to_string(w.shared_size) +
-                 " bytes, its __shared__ variables), where a GPU faults" +
-                 (index_or_block_shape(w).empty() ? "" : ": " + index_or_block_shape(w)));
+                 " bytes, its __shared__ variables), where a GPU faults" + (shape.empty() ? "" : ": " + shape));
     abort_block(w, cudaErrorIllegalAddress);
 }
 void clear_host_accesses() {

@@ -125,7 +125,7 @@ bool one_line_stores(const RawDiag& d) {
 }
 
 // An access in a function inlined into the kernel: the function and the line of the call to it, where that line is
-// in the same file (" (in copy_or_zero<4>, called at :146)"), so that a helper called from several places names the
+// in the same file (" (in load_tile, called at :88)"), so that a helper called from several places names the
 // call that went wrong; "" for an access in the kernel's own body.
 std::string called_at(const SourceLocation& l) {
     // the frame of the access's own line (a header's frames may come after it: a CUDA function the helper calls)
